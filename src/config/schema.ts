@@ -1,0 +1,134 @@
+import { z } from 'zod';
+
+/** Rules for queries and deletes on a built-in class by ordinary-key callers. */
+function classPermissionsSchema(defaults: { find: boolean; delete: boolean }) {
+  return z
+    .object({
+      find: z.boolean().default(defaults.find).describe('ordinary-key callers may query the class'),
+      delete: z.boolean().default(defaults.delete).describe('ordinary-key callers may delete objects they may write'),
+    })
+    .strict()
+    .default(defaults);
+}
+
+export const appSettingsSchema = z
+  .object({
+    emailVerification: z.boolean().default(false).describe('send a verification link when an email is set; new users start with emailVerified false'),
+    refuseUnverifiedEmailLogin: z.boolean().default(false).describe('refuse login (216) while emailVerified is not true'),
+    forceReloginAfterPasswordChange: z.boolean().default(false).describe('issue a new session token when a user changes the password'),
+    clientPushAllowed: z.boolean().default(false).describe('let ordinary-key callers send pushes'),
+    passwordResetTtlSeconds: z.number().int().min(60).max(7 * 24 * 3600).default(3600).describe('lifetime of password reset links'),
+    classPermissions: z
+      .object({
+        // Users delete themselves with their own session unless the app turns that off.
+        _User: classPermissionsSchema({ find: false, delete: true }),
+        _Installation: classPermissionsSchema({ find: false, delete: false }),
+      })
+      .strict()
+      .default({ _User: { find: false, delete: true }, _Installation: { find: false, delete: false } }),
+  })
+  .strict();
+
+const smtpSchema = z
+  .object({
+    host: z.string().min(1),
+    port: z.number().int().min(1).max(65535).default(587),
+    secure: z.boolean().default(false).describe('TLS from the start (port 465); otherwise STARTTLS when offered'),
+    user: z.string().optional(),
+    pass: z.string().optional(),
+    rejectUnauthorized: z.boolean().default(true),
+  })
+  .strict();
+
+const mailSchema = z
+  .object({
+    from: z.string().min(3).default('Herald <no-reply@localhost>'),
+    /** Absent: mail is written to the outbox folder in the data directory and the link is logged. */
+    smtp: smtpSchema.optional(),
+  })
+  .strict();
+
+const smsSchema = z
+  .object({
+    /** Absent: codes are written to the outbox folder and logged. */
+    webhookUrl: z.url().optional().describe('the code is POSTed as JSON {to, code, text} to this URL'),
+    webhookToken: z.string().optional().describe('sent as a Bearer token to the webhook'),
+  })
+  .strict();
+
+const appIdPattern = /^[A-Za-z0-9_-]{1,64}$/;
+
+export const appSchema = z
+  .object({
+    id: z.string().regex(appIdPattern, 'letters, digits, _ and -, at most 64 characters'),
+    name: z.string().min(1).optional(),
+    key: z.string().min(8, 'at least 8 characters').max(256).refine((k) => !k.includes(','), 'must not contain a comma'),
+    masterKey: z.string().min(8, 'at least 8 characters').max(256).refine((k) => !k.includes(','), 'must not contain a comma'),
+    settings: appSettingsSchema.default(appSettingsSchema.parse({})),
+    mail: mailSchema.default(mailSchema.parse({})),
+    sms: smsSchema.default({}),
+  })
+  .strict()
+  .refine((app) => app.key !== app.masterKey, { message: 'the master key must differ from the app key', path: ['masterKey'] });
+
+export const defaultDataDir = './data';
+
+export const roleNames = ['api', 'all'] as const;
+
+export const configSchema = z
+  .object({
+    role: z.enum(roleNames).default('all'),
+    port: z.number().int().min(0).max(65535).default(3000),
+    host: z.string().min(1).default('0.0.0.0'),
+    publicUrl: z.url().optional().describe('base URL of links in emails; default http://localhost:<port>'),
+    dataDir: z.string().min(1).default(defaultDataDir),
+    logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    bodyLimitBytes: z.number().int().min(1024).max(64 * 1024 * 1024).default(1024 * 1024),
+    store: z.object({ kind: z.literal('sqlite').default('sqlite') }).strict().default({ kind: 'sqlite' }),
+    apps: z.array(appSchema).default([]),
+  })
+  .strict()
+  .superRefine((config, ctx) => {
+    const seen = new Set<string>();
+    config.apps.forEach((app, index) => {
+      if (seen.has(app.id)) ctx.addIssue({ code: 'custom', message: `duplicate app id ${app.id}`, path: ['apps', index, 'id'] });
+      seen.add(app.id);
+    });
+  });
+
+export type RawConfig = z.input<typeof configSchema>;
+export type AppSettings = z.output<typeof appSettingsSchema>;
+export type AppConfig = z.output<typeof appSchema>;
+export type SmtpConfig = z.output<typeof smtpSchema>;
+
+export interface HeraldConfig extends Omit<z.output<typeof configSchema>, 'publicUrl'> {
+  publicUrl: string;
+}
+
+/**
+ * Environment variables and where they land in the config. The single-app
+ * variables (`HERALD_APP_*` and the settings below them) describe `apps[0]`
+ * when no config file declares apps.
+ */
+export const envVariables = {
+  PORT: { path: ['port'], type: 'int', help: 'HTTP port' },
+  HOST: { path: ['host'], type: 'string', help: 'address to listen on' },
+  HERALD_ROLE: { path: ['role'], type: 'string', help: `role to run: ${roleNames.join(', ')}` },
+  HERALD_PUBLIC_URL: { path: ['publicUrl'], type: 'string', help: 'base URL of links sent in email' },
+  HERALD_DATA_DIR: { path: ['dataDir'], type: 'string', help: 'folder of the embedded store, outbox and development keys' },
+  HERALD_LOG_LEVEL: { path: ['logLevel'], type: 'string', help: 'pino log level' },
+  HERALD_BODY_LIMIT: { path: ['bodyLimitBytes'], type: 'int', help: 'largest accepted request body in bytes' },
+  HERALD_APP_ID: { path: ['app', 'id'], type: 'string', help: 'id of the single app' },
+  HERALD_APP_KEY: { path: ['app', 'key'], type: 'string', help: 'app key of the single app' },
+  HERALD_MASTER_KEY: { path: ['app', 'masterKey'], type: 'string', help: 'master key of the single app' },
+  HERALD_EMAIL_VERIFICATION: { path: ['app', 'settings', 'emailVerification'], type: 'bool', help: 'verify email addresses' },
+  HERALD_REFUSE_UNVERIFIED_EMAIL_LOGIN: { path: ['app', 'settings', 'refuseUnverifiedEmailLogin'], type: 'bool', help: 'refuse login until the email is verified' },
+  HERALD_FORCE_RELOGIN_AFTER_PASSWORD_CHANGE: { path: ['app', 'settings', 'forceReloginAfterPasswordChange'], type: 'bool', help: 'new session token on password change' },
+  HERALD_CLIENT_PUSH_ALLOWED: { path: ['app', 'settings', 'clientPushAllowed'], type: 'bool', help: 'let clients send pushes' },
+  HERALD_USER_FIND_ALLOWED: { path: ['app', 'settings', 'classPermissions', '_User', 'find'], type: 'bool', help: 'let clients query users' },
+  HERALD_MAIL_FROM: { path: ['app', 'mail', 'from'], type: 'string', help: 'sender address of account emails' },
+  HERALD_SMTP_URL: { path: ['app', 'mail', 'smtp'], type: 'smtp-url', help: 'smtp[s]://user:pass@host:port; unset writes mail to the outbox' },
+  HERALD_SMS_WEBHOOK_URL: { path: ['app', 'sms', 'webhookUrl'], type: 'string', help: 'URL that sends SMS codes; unset writes them to the outbox' },
+} as const satisfies Record<string, { path: readonly string[]; type: 'int' | 'string' | 'bool' | 'smtp-url'; help: string }>;
+
+export type EnvName = keyof typeof envVariables;

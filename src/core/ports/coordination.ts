@@ -1,0 +1,20 @@
+/**
+ * Short-lived shared state between API nodes: counters, flags and codes with
+ * expiry. Keys are namespaced per app by the caller.
+ */
+export interface Coordination {
+  /** Sets `key` only when absent; answers whether it was set. */
+  setIfAbsent(key: string, value: string, ttlMs: number): Promise<boolean>;
+  set(key: string, value: string, ttlMs: number): Promise<void>;
+  get(key: string): Promise<string | null>;
+  /** Reads and removes `key` in one step. */
+  take(key: string): Promise<string | null>;
+  delete(key: string): Promise<void>;
+  /**
+   * Records one event at `now` in a sliding window and answers how many events
+   * the window of `windowMs` ending at `now` holds, this one included.
+   */
+  recordEvent(key: string, now: number, windowMs: number): Promise<number>;
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
