@@ -1,0 +1,62 @@
+import { ErrorCode, fail } from '../core/errors.ts';
+import type { StoredObject } from '../core/ports/object-store.ts';
+import type { AccountDeps, AccountResult, AppRuntime, Caller } from './account-deps.ts';
+import { LinkKind, linkUrl, newLinkToken } from './account-links.ts';
+import { verificationEmail } from './emails/verification-email.ts';
+import { checkEmail, requireObject } from './field-rules.ts';
+import { throttleMail } from './mail-throttle.ts';
+import { UserField, userClass } from './user-fields.ts';
+import { updateUser } from './user-records.ts';
+
+/** Verification links live one week (SPEC.md). */
+export const verifyLinkTtlMs = 7 * 24 * 3600 * 1000;
+
+/**
+ * Creates a verification link for the user's current email and mails it after
+ * the response. A link is bound to the address it was sent to, so changing the
+ * email makes older links useless.
+ */
+export async function sendVerificationLink(deps: AccountDeps, app: AppRuntime, user: StoredObject): Promise<void> {
+  const email = user[UserField.email];
+  if (typeof email !== 'string') return;
+  const appId = app.config.id;
+  const { token, secretHash } = newLinkToken(appId);
+  await deps.store.putToken(appId, LinkKind.verifyEmail.token, secretHash, { userId: user.objectId, email }, deps.clock.now() + verifyLinkTtlMs);
+  const message = verificationEmail({
+    appName: app.config.name ?? appId,
+    username: String(user[UserField.username] ?? ''),
+    email,
+    link: linkUrl(deps.publicUrl, 'verifyEmail', token),
+  });
+  deps.background.run('verification email', () => app.mailer.send({ to: email, ...message }));
+}
+
+/** POST /1.1/requestEmailVerify: a new link for an existing address. */
+export async function requestEmailVerify(deps: AccountDeps, caller: Caller, body: unknown): Promise<AccountResult> {
+  const user = await userForEmailRequest(deps, caller, body);
+  await throttleMail(deps, caller.app.config.id, 'verify', String(user[UserField.email]));
+  await sendVerificationLink(deps, caller.app, user);
+  return { status: 200, body: {} };
+}
+
+/** Shared by the email-request endpoints: 204 missing, 125 malformed, 205 unknown. */
+export async function userForEmailRequest(deps: AccountDeps, caller: Caller, body: unknown): Promise<StoredObject> {
+  const fields = requireObject(body);
+  if (fields.email === undefined || fields.email === null || fields.email === '') fail(ErrorCode.emailMissing, 'The email address is missing.');
+  const email = checkEmail(fields.email);
+  const user = await deps.store.findByUnique(caller.app.config.id, userClass, { field: UserField.email, value: email });
+  if (!user) fail(ErrorCode.emailNotFound, 'Could not find a user with that email address.');
+  return user;
+}
+
+export type VerifyOutcome = { ok: true; email: string } | { ok: false };
+
+/** Opens a verification link; each link works once, within a week, for the address it was sent to. */
+export async function verifyEmail(deps: AccountDeps, appId: string, secretHash: string): Promise<VerifyOutcome> {
+  const payload = await deps.store.takeToken(appId, LinkKind.verifyEmail.token, secretHash, deps.clock.now());
+  if (!payload?.userId || !payload.email) return { ok: false };
+  const user = await deps.store.get(appId, userClass, payload.userId);
+  if (!user || user[UserField.email] !== payload.email) return { ok: false };
+  await updateUser(deps, appId, user.objectId, [{ op: 'set', path: [UserField.emailVerified], value: true }]);
+  return { ok: true, email: payload.email };
+}

@@ -1,0 +1,76 @@
+import { ErrorCode, HeraldError, fail } from '../core/errors.ts';
+import type { StoredObject } from '../core/ports/object-store.ts';
+import type { AccountDeps, AccountResult, Caller } from './account-deps.ts';
+import { checkEmail, checkMobilePhone, requireObject } from './field-rules.ts';
+import { LoginLock, lockedError } from './login-lock.ts';
+import { verifyPassword } from './passwords.ts';
+import { consumeSmsCode, readSmsCode } from './sms-codes.ts';
+import { UserField, userClass } from './user-fields.ts';
+import { readPassword } from './user-input.ts';
+import { updateUser } from './user-records.ts';
+import { viewUser } from './user-view.ts';
+
+type Identifier = { field: 'username' | 'email' | 'mobilePhoneNumber'; value: string };
+
+/**
+ * POST /1.1/login: exactly one of username, email or mobilePhoneNumber, with the
+ * password, or a mobile number with an SMS code. Failures count towards the
+ * account lock; a locked account answers 219 whatever the credentials.
+ */
+export async function login(deps: AccountDeps, caller: Caller, body: unknown): Promise<AccountResult> {
+  const fields = requireObject(body);
+  const identifier = readIdentifier(fields);
+  const usesSmsCode = identifier.field === 'mobilePhoneNumber' && fields.smsCode !== undefined && fields.password === undefined;
+  const secret = usesSmsCode ? readSmsCode(fields.smsCode) : readPassword(fields.password);
+  const appId = caller.app.config.id;
+  const user = await deps.store.findByUnique(appId, userClass, identifier);
+  if (!user) throw notFound(identifier);
+
+  const lock = new LoginLock(deps);
+  await lock.assertUnlocked(appId, user.objectId);
+  const accepted = usesSmsCode
+    ? await consumeSmsCode(deps, appId, identifier.value, secret)
+    : await verifyPassword(user[UserField.hashedPassword], secret);
+  if (!accepted) {
+    if (await lock.recordFailure(appId, user.objectId)) throw lockedError();
+    throw usesSmsCode
+      ? new HeraldError(ErrorCode.internal, 'The SMS code is wrong or has expired.')
+      : new HeraldError(ErrorCode.passwordMismatch, 'The username and password do not match.');
+  }
+  await lock.clearFailures(appId, user.objectId);
+  checkVerified(caller, user);
+  const current = usesSmsCode ? await markPhoneVerified(deps, appId, user) : user;
+  return { status: 200, body: viewUser(current, { self: true, master: caller.master }) };
+}
+
+function readIdentifier(fields: Record<string, unknown>): Identifier {
+  const given = (['username', 'email', 'mobilePhoneNumber'] as const).filter((field) => fields[field] !== undefined && fields[field] !== null);
+  if (given.length === 0) fail(ErrorCode.usernameMissing, 'Give a username, email or mobilePhoneNumber to log in.');
+  if (given.length > 1) fail(ErrorCode.internal, `Give exactly one of username, email or mobilePhoneNumber, not ${given.join(' and ')}.`);
+  const field = given[0] as Identifier['field'];
+  const raw = fields[field];
+  if (field === 'email') return { field, value: checkEmail(raw) };
+  if (field === 'mobilePhoneNumber') return { field, value: checkMobilePhone(raw) };
+  if (typeof raw !== 'string') fail(ErrorCode.invalidType, 'username must be a string');
+  if (raw.trim() === '') fail(ErrorCode.usernameBlank, 'Username must not be blank.');
+  return { field, value: raw };
+}
+
+function notFound(identifier: Identifier): HeraldError {
+  if (identifier.field === 'email') return new HeraldError(ErrorCode.emailNotFound, 'Could not find a user with that email address.');
+  if (identifier.field === 'mobilePhoneNumber') return new HeraldError(ErrorCode.mobilePhoneNotFound, 'Could not find a user with that mobile phone number.');
+  return new HeraldError(ErrorCode.userNotFound, 'Could not find user.');
+}
+
+/** With `refuseUnverifiedEmailLogin`, a user whose email is not verified cannot log in (216). */
+function checkVerified(caller: Caller, user: StoredObject): void {
+  if (!caller.app.config.settings.refuseUnverifiedEmailLogin) return;
+  if (typeof user[UserField.email] === 'string' && user[UserField.emailVerified] !== true) {
+    fail(ErrorCode.emailNotVerified, 'The email address is not verified.');
+  }
+}
+
+async function markPhoneVerified(deps: AccountDeps, appId: string, user: StoredObject): Promise<StoredObject> {
+  if (user[UserField.mobilePhoneVerified] === true) return user;
+  return updateUser(deps, appId, user.objectId, [{ op: 'set', path: [UserField.mobilePhoneVerified], value: true }]);
+}

@@ -1,0 +1,20 @@
+/** Names of the fields the service keeps on `_User` objects. */
+export const UserField = {
+  hashedPassword: '_hashedPassword',
+  sessionToken: 'sessionToken',
+  username: 'username',
+  email: 'email',
+  emailVerified: 'emailVerified',
+  mobilePhoneNumber: 'mobilePhoneNumber',
+  mobilePhoneVerified: 'mobilePhoneVerified',
+  authData: 'authData',
+  acl: 'ACL',
+} as const;
+
+export const userClass = '_User';
+
+/** `_<platform>_unionid`, the only underscore fields a client ever sees. */
+export const unionIdFieldPattern = /^_([A-Za-z0-9]+(?:_[A-Za-z0-9]+)*)_unionid$/;
+
+/** Fields no query or sort may use, whoever asks: secrets and their digests. */
+export const unqueryableUserFields: ReadonlySet<string> = new Set([UserField.hashedPassword, 'password', UserField.sessionToken]);

@@ -1,0 +1,91 @@
+import { ErrorCode, HeraldError, fail } from '../core/errors.ts';
+import type { FieldOp, StoredObject } from '../core/ports/object-store.ts';
+import type { AccountDeps, AccountResult, Caller } from './account-deps.ts';
+import { linkOps } from './auth-data-link.ts';
+import { sendVerificationLink } from './email-verification.ts';
+import { aclAllows, requireObject } from './field-rules.ts';
+import { hashPassword, verifyPassword } from './passwords.ts';
+import { newSessionToken, requireSelfOrMaster } from './sessions.ts';
+import { UserField, userClass } from './user-fields.ts';
+import { readPassword, readUserInput } from './user-input.ts';
+import { loadUser, updateUser } from './user-records.ts';
+import { viewUser } from './user-view.ts';
+
+/** Checks that an ordinary-key caller may write this user: its own session and an ACL that allows it. */
+async function writableUser(deps: AccountDeps, caller: Caller, userId: string): Promise<StoredObject> {
+  const sessionUser = await requireSelfOrMaster(deps.store, caller, userId);
+  const user = await loadUser(deps, caller.app.config.id, userId);
+  if (!caller.master && !aclAllows(user[UserField.acl], sessionUser?.objectId ?? null, 'write')) {
+    throw new HeraldError(ErrorCode.forbidden, 'The ACL of this user does not allow the write.', { status: 403 });
+  }
+  return user;
+}
+
+/**
+ * PUT /1.1/users/<id>: partial update; unique fields are re-checked by the
+ * store, a new email resets `emailVerified` and is sent a new link, `authData`
+ * links platforms and `authData.<platform>: {__op: Delete}` unlinks one.
+ */
+export async function updateUserFields(deps: AccountDeps, caller: Caller, userId: string, body: unknown): Promise<AccountResult> {
+  const fields = requireObject(body);
+  const input = readUserInput(fields, { master: caller.master });
+  const user = await writableUser(deps, caller, userId);
+  const ops: FieldOp[] = [...input.ops];
+  if (input.link !== undefined) ops.push(...linkOps(input.link));
+  for (const platform of input.unlink) ops.push({ op: 'delete', path: [UserField.authData, platform] });
+  const emailChanged = input.email !== undefined && input.email !== user[UserField.email];
+  if (emailChanged) {
+    const verifying = caller.app.config.settings.emailVerification && input.email !== null;
+    if (!(UserField.emailVerified in fields)) ops.push({ op: 'set', path: [UserField.emailVerified], value: verifying ? false : null });
+  }
+  if (input.mobilePhoneNumber !== undefined && input.mobilePhoneNumber !== user[UserField.mobilePhoneNumber] && !(UserField.mobilePhoneVerified in fields)) {
+    ops.push({ op: 'set', path: [UserField.mobilePhoneVerified], value: false });
+  }
+  if (input.password !== undefined) ops.push(...(await passwordOps(caller, input.password)));
+  if (ops.length === 0) return { status: 200, body: { updatedAt: user.updatedAt } };
+
+  const updated = await updateUser(deps, caller.app.config.id, userId, ops);
+  if (emailChanged && updated[UserField.emailVerified] === false) await sendVerificationLink(deps, caller.app, updated);
+  const answer: Record<string, unknown> = { updatedAt: updated.updatedAt };
+  if (input.unlink.length > 0) answer.objectId = updated.objectId;
+  if (input.password !== undefined && caller.app.config.settings.forceReloginAfterPasswordChange) answer.sessionToken = updated[UserField.sessionToken];
+  return { status: 200, body: answer };
+}
+
+async function passwordOps(caller: Caller, password: string): Promise<FieldOp[]> {
+  const ops: FieldOp[] = [{ op: 'set', path: [UserField.hashedPassword], value: await hashPassword(password) }];
+  if (caller.app.config.settings.forceReloginAfterPasswordChange) ops.push({ op: 'set', path: [UserField.sessionToken], value: newSessionToken() });
+  return ops;
+}
+
+/** PUT /1.1/users/<id>/updatePassword: needs the old password (210 when wrong). */
+export async function changePassword(deps: AccountDeps, caller: Caller, userId: string, body: unknown): Promise<AccountResult> {
+  const fields = requireObject(body);
+  if (fields.old_password === undefined) fail(ErrorCode.passwordMissing, 'old_password is missing.');
+  if (typeof fields.old_password !== 'string') fail(ErrorCode.invalidType, 'old_password must be a string');
+  const newPassword = readPassword(fields.new_password);
+  const user = await writableUser(deps, caller, userId);
+  if (!(await verifyPassword(user[UserField.hashedPassword], fields.old_password))) {
+    fail(ErrorCode.passwordMismatch, 'The old password is wrong.');
+  }
+  const updated = await updateUser(deps, caller.app.config.id, userId, await passwordOps(caller, newPassword));
+  return { status: 200, body: { updatedAt: updated.updatedAt, objectId: updated.objectId, sessionToken: updated[UserField.sessionToken] } };
+}
+
+/** PUT /1.1/users/<id>/refreshSessionToken: a new token; the old one stops working. */
+export async function refreshSessionToken(deps: AccountDeps, caller: Caller, userId: string): Promise<AccountResult> {
+  await writableUser(deps, caller, userId);
+  const updated = await updateUser(deps, caller.app.config.id, userId, [{ op: 'set', path: [UserField.sessionToken], value: newSessionToken() }]);
+  return { status: 200, body: viewUser(updated, { self: true, master: caller.master }) };
+}
+
+/** DELETE /1.1/users/<id>: the user's own session or the master key; answers `{}`. */
+export async function deleteUser(deps: AccountDeps, caller: Caller, userId: string): Promise<AccountResult> {
+  if (!caller.master && !caller.app.config.settings.classPermissions._User.delete) {
+    throw new HeraldError(ErrorCode.forbidden, 'Deleting users needs the master key in this app.', { status: 403 });
+  }
+  await writableUser(deps, caller, userId);
+  const deleted = await deps.store.delete(caller.app.config.id, userClass, userId);
+  if (!deleted) fail(ErrorCode.userNotFound, 'Could not find user.');
+  return { status: 200, body: {} };
+}

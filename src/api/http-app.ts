@@ -1,0 +1,41 @@
+import cors from 'cors';
+import express, { type Express } from 'express';
+import { pinoHttp } from 'pino-http';
+import type { AccountDeps } from '../accounts/account-deps.ts';
+import type { Logger } from '../core/logger.ts';
+import type { AppRegistry } from './app-registry.ts';
+import { authenticate } from './middleware/authenticate.ts';
+import { errorHandler, notFoundHandler } from './middleware/error-handler.ts';
+import { jsonBody } from './middleware/json-body.ts';
+import { healthRoutes, type HealthChecks } from './routes/health-routes.ts';
+import { pageRoutes } from './routes/page-routes.ts';
+import { userRoutes } from './routes/user-routes.ts';
+
+export interface HttpAppDeps {
+  accounts: AccountDeps;
+  apps: AppRegistry;
+  logger: Logger;
+  bodyLimitBytes: number;
+  health: HealthChecks;
+}
+
+/** The express application of the api role: `/1.1/*`, the emailed pages, health. */
+export function createHttpApp(deps: HttpAppDeps): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.set('query parser', 'simple');
+  app.use(pinoHttp({ logger: deps.logger, customLogLevel: (_req, res, error) => (error || res.statusCode >= 500 ? 'error' : 'debug') }));
+  app.use(healthRoutes(deps.health));
+  app.use('/1.1', pageRoutes(deps.accounts, deps.apps));
+  app.use(
+    '/1.1',
+    cors({ maxAge: 86_400, exposedHeaders: ['Location'] }),
+    ...jsonBody(deps.bodyLimitBytes),
+    authenticate(deps.apps),
+    userRoutes(deps.accounts),
+  );
+  app.use(notFoundHandler);
+  app.use(errorHandler(deps.logger));
+  return app;
+}

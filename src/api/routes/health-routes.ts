@@ -1,0 +1,26 @@
+import { Router } from 'express';
+
+export type HealthChecks = Readonly<Record<string, () => Promise<void>>>;
+
+/** `/healthz`: the process answers. `/readyz`: every dependency answers, each reported by name. */
+export function healthRoutes(checks: HealthChecks): Router {
+  const router = Router();
+  router.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+  router.get('/readyz', async (_req, res) => {
+    const entries = await Promise.all(
+      Object.entries(checks).map(async ([name, check]) => {
+        try {
+          await check();
+          return [name, { status: 'ok' }] as const;
+        } catch (error) {
+          return [name, { status: 'unavailable', error: (error as Error).message }] as const;
+        }
+      }),
+    );
+    const ready = entries.every(([, result]) => result.status === 'ok');
+    res.status(ready ? 200 : 503).json({ status: ready ? 'ok' : 'unavailable', checks: Object.fromEntries(entries) });
+  });
+  return router;
+}

@@ -1,0 +1,55 @@
+import { parseArgs } from 'node:util';
+import { ConfigError, loadConfig } from './config/load-config.ts';
+import { envVariables, roleNames } from './config/schema.ts';
+import { createLogger } from './core/logger.ts';
+import { startHerald } from './start-herald.ts';
+
+const usage = `Usage: node src/main.ts [--role ${roleNames.join('|')}]
+
+Configuration comes from the file named by HERALD_CONFIG (JSON or YAML) and
+from these environment variables:
+${Object.entries(envVariables)
+  .map(([name, spec]) => `  ${name.padEnd(44)}${spec.help}`)
+  .join('\n')}
+`;
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({ options: { role: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, strict: true });
+  if (values.help) {
+    process.stdout.write(usage);
+    return;
+  }
+  const { config, devKeys } = loadConfig({ env: process.env, overrides: values.role ? { role: values.role } : {} });
+  const logger = createLogger({ level: config.logLevel });
+  if (devKeys) {
+    const { id, key, masterKey } = devKeys.keys;
+    process.stdout.write(
+      `\nNo app configured: using development keys ${devKeys.created ? 'created now and ' : ''}kept in ${devKeys.file}\n` +
+        `  X-SVC-Id:  ${id}\n  X-SVC-Key: ${key}\n  master:    X-SVC-Key: ${masterKey},master\n\n`,
+    );
+  }
+  const herald = await startHerald(config, { logger });
+  logger.info({ role: config.role, apps: config.apps.map((app) => app.id), publicUrl: config.publicUrl }, 'herald started');
+
+  const stop = (signal: string) => {
+    logger.info({ signal }, 'shutting down');
+    herald.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        logger.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGTERM', () => stop('SIGTERM'));
+  process.once('SIGINT', () => stop('SIGINT'));
+}
+
+main().catch((error: unknown) => {
+  if (error instanceof ConfigError) {
+    process.stderr.write(`${error.message}\n`);
+  } else {
+    process.stderr.write(`herald failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  }
+  process.exit(1);
+});
