@@ -1,0 +1,114 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { compileConfig } from '../../src/config/load-config.ts';
+import type { RawConfig } from '../../src/config/schema.ts';
+import { silentLogger, type Logger } from '../../src/core/logger.ts';
+import { startHerald, type RunningHerald } from '../../src/start-herald.ts';
+import { ManualClock } from './manual-clock.ts';
+
+type RawApp = NonNullable<RawConfig['apps']>[number];
+
+export interface TestApp {
+  id: string;
+  key: string;
+  masterKey: string;
+}
+
+export interface TestResponse {
+  status: number;
+  headers: Headers;
+  // Tests read whatever fields they expect; the wire is untyped JSON.
+  body: Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+}
+
+export interface RequestOptions {
+  body?: unknown;
+  /** Sent as is, for malformed-body tests. */
+  rawBody?: string | Buffer;
+  session?: string;
+  master?: boolean;
+  app?: TestApp;
+  headers?: Record<string, string>;
+}
+
+export interface TestHerald {
+  baseUrl: string;
+  app: TestApp;
+  clock: ManualClock;
+  dataDir: string;
+  herald: RunningHerald;
+  request(method: string, path: string, options?: RequestOptions): Promise<TestResponse>;
+  close(): Promise<void>;
+}
+
+export interface TestHeraldOptions {
+  settings?: RawApp['settings'];
+  mail?: RawApp['mail'];
+  sms?: RawApp['sms'];
+  extraApps?: RawApp[];
+  logger?: Logger;
+  dataDir?: string;
+}
+
+/** Builds an app config with random keys. */
+export function testApp(overrides: Partial<RawApp> = {}): RawApp & TestApp {
+  return {
+    id: `app${randomBytes(4).toString('hex')}`,
+    key: randomBytes(12).toString('hex'),
+    masterKey: randomBytes(16).toString('hex'),
+    ...overrides,
+  } as RawApp & TestApp;
+}
+
+/** Starts the whole service in this process on a free port, over a fresh data directory and a manual clock. */
+export async function startTestHerald(options: TestHeraldOptions = {}): Promise<TestHerald> {
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'herald-test-'));
+  const app = testApp({ name: 'Test App', settings: options.settings ?? {}, mail: options.mail ?? {}, sms: options.sms ?? {} });
+  const config = compileConfig({ role: 'all', port: 0, host: '127.0.0.1', dataDir, apps: [app, ...(options.extraApps ?? [])] });
+  const clock = new ManualClock();
+  const herald = await startHerald(
+    { ...config, publicUrl: 'http://127.0.0.1:0' },
+    { logger: options.logger ?? silentLogger(), clock },
+  );
+  const baseUrl = `http://127.0.0.1:${herald.port}`;
+  // Links in mail must point at the real port, known only after listening.
+  (herald.runtime.accounts as { publicUrl: string }).publicUrl = baseUrl;
+
+  const request = async (method: string, path: string, requestOptions: RequestOptions = {}): Promise<TestResponse> => {
+    const target = requestOptions.app ?? app;
+    const headers: Record<string, string> = {
+      'X-SVC-Id': target.id,
+      'X-SVC-Key': requestOptions.master ? `${target.masterKey},master` : target.key,
+      ...(requestOptions.session ? { 'X-SVC-Session': requestOptions.session } : {}),
+      ...requestOptions.headers,
+    };
+    let body: string | Buffer | undefined;
+    if (requestOptions.rawBody !== undefined) body = requestOptions.rawBody;
+    else if (requestOptions.body !== undefined) body = JSON.stringify(requestOptions.body);
+    if (body !== undefined && !headers['Content-Type']) headers['Content-Type'] = 'application/json';
+    const response = await fetch(`${baseUrl}${path}`, { method, headers, ...(body === undefined ? {} : { body }) });
+    const text = await response.text();
+    let parsed: TestResponse['body'];
+    try {
+      parsed = text ? (JSON.parse(text) as TestResponse['body']) : {};
+    } catch {
+      parsed = { raw: text };
+    }
+    return { status: response.status, headers: response.headers, body: parsed };
+  };
+
+  return {
+    baseUrl,
+    app,
+    clock,
+    dataDir,
+    herald,
+    request,
+    close: async () => {
+      await herald.close();
+      if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
