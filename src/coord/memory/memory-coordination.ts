@@ -1,0 +1,152 @@
+import type { Clock } from '../../core/clock.ts';
+import type { Coordination } from '../../core/ports/coordination.ts';
+
+export interface MemoryCoordinationOptions {
+  /** Time that TTLs are measured by. */
+  clock: Clock;
+  /** How often expired entries are purged when nobody reads them; default one minute. */
+  sweepIntervalMs?: number;
+}
+
+interface Entry {
+  value: string;
+  expiresAt: number;
+}
+
+interface EventWindow {
+  /** Event times, ascending. */
+  times: number[];
+  /** When the newest event leaves its window, so the whole key can go. */
+  expiresAt: number;
+}
+
+/**
+ * The embedded `Coordination`: one process, plain maps. Expired keys read as
+ * absent at once and are dropped on access or by a periodic sweep, so keys that
+ * are written once and never read again do not accumulate.
+ *
+ * Every operation completes synchronously inside its promise, which is what makes
+ * `setIfAbsent` and `take` atomic here.
+ */
+export class MemoryCoordination implements Coordination {
+  readonly #clock: Clock;
+  readonly #entries = new Map<string, Entry>();
+  readonly #events = new Map<string, EventWindow>();
+  #sweeper: NodeJS.Timeout | null;
+  #closed = false;
+
+  constructor(options: MemoryCoordinationOptions) {
+    this.#clock = options.clock;
+    this.#sweeper = setInterval(() => this.sweep(), options.sweepIntervalMs ?? 60_000);
+    // The sweep is housekeeping; it must not keep the process alive on shutdown.
+    this.#sweeper.unref();
+  }
+
+  /** Keys held, expired ones not yet purged included; for metrics and tests. */
+  get size(): number {
+    return this.#entries.size + this.#events.size;
+  }
+
+  setIfAbsent(key: string, value: string, ttlMs: number): Promise<boolean> {
+    return this.#run(() => {
+      checkTtl(ttlMs);
+      if (this.#live(key) !== undefined) return false;
+      this.#entries.set(key, { value, expiresAt: this.#clock.now() + ttlMs });
+      return true;
+    });
+  }
+
+  set(key: string, value: string, ttlMs: number): Promise<void> {
+    return this.#run(() => {
+      checkTtl(ttlMs);
+      this.#entries.set(key, { value, expiresAt: this.#clock.now() + ttlMs });
+    });
+  }
+
+  get(key: string): Promise<string | null> {
+    return this.#run(() => this.#live(key)?.value ?? null);
+  }
+
+  take(key: string): Promise<string | null> {
+    return this.#run(() => {
+      const entry = this.#live(key);
+      this.#entries.delete(key);
+      return entry?.value ?? null;
+    });
+  }
+
+  delete(key: string): Promise<void> {
+    return this.#run(() => {
+      this.#entries.delete(key);
+      this.#events.delete(key);
+    });
+  }
+
+  recordEvent(key: string, now: number, windowMs: number): Promise<number> {
+    return this.#run(() => {
+      checkTtl(windowMs);
+      const window = this.#events.get(key) ?? { times: [], expiresAt: 0 };
+      insertSorted(window.times, now);
+      // Events at or before `now - windowMs` are outside the window ending at `now`.
+      const firstInside = window.times.findIndex((time) => time > now - windowMs);
+      window.times.splice(0, firstInside === -1 ? window.times.length : firstInside);
+      window.expiresAt = Math.max(window.expiresAt, now + windowMs);
+      this.#events.set(key, window);
+      return window.times.length;
+    });
+  }
+
+  ping(): Promise<void> {
+    return this.#run(() => undefined);
+  }
+
+  /** Stops the sweep and forgets every key; idempotent. */
+  close(): Promise<void> {
+    if (this.#sweeper !== null) clearInterval(this.#sweeper);
+    this.#sweeper = null;
+    this.#closed = true;
+    this.#entries.clear();
+    this.#events.clear();
+    return Promise.resolve();
+  }
+
+  /** Drops every expired key; runs on the sweep interval. */
+  sweep(): void {
+    const now = this.#clock.now();
+    for (const [key, entry] of this.#entries) {
+      if (entry.expiresAt <= now) this.#entries.delete(key);
+    }
+    for (const [key, window] of this.#events) {
+      if (window.expiresAt <= now) this.#events.delete(key);
+    }
+  }
+
+  #live(key: string): Entry | undefined {
+    const entry = this.#entries.get(key);
+    if (entry === undefined || entry.expiresAt > this.#clock.now()) return entry;
+    this.#entries.delete(key);
+    return undefined;
+  }
+
+  // Errors become rejections, as they would from a networked adapter.
+  #run<T>(operation: () => T): Promise<T> {
+    if (this.#closed) return Promise.reject(new Error('coordination is closed'));
+    try {
+      return Promise.resolve(operation());
+    } catch (error) {
+      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+    }
+  }
+}
+
+function checkTtl(ms: number): void {
+  if (!Number.isFinite(ms) || ms <= 0) throw new RangeError(`TTL and window must be positive milliseconds, got ${ms}`);
+}
+
+// Callers pass `now` from their own clock reads, so events usually arrive in
+// order; the scan from the end keeps that case constant-time.
+function insertSorted(times: number[], time: number): void {
+  let index = times.length;
+  while (index > 0 && (times[index - 1] ?? 0) > time) index -= 1;
+  times.splice(index, 0, time);
+}

@@ -1,0 +1,205 @@
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { systemClock, type Clock } from '../../src/core/clock.ts';
+import type { Coordination } from '../../src/core/ports/coordination.ts';
+import { ManualClock } from '../support/manual-clock.ts';
+
+/** An adapter under test, with the time it expires keys by. */
+export interface CoordinationUnderTest {
+  coord: Coordination;
+  /** The adapter's time; `recordEvent` is called with its `now()`. */
+  clock: Clock;
+  /** Lets `ms` pass on `clock`: moves a manual clock, or really waits for a real one. */
+  advance(ms: number): Promise<void>;
+  cleanup(): Promise<void>;
+}
+
+/** Time for adapters that take an injected clock: advancing is instant. */
+export function manualTime(): { clock: ManualClock; advance(ms: number): Promise<void> } {
+  const clock = new ManualClock();
+  return {
+    clock,
+    advance: (ms) => {
+      clock.advance(ms);
+      return Promise.resolve();
+    },
+  };
+}
+
+/**
+ * Time for adapters whose TTLs run on a server's clock (Redis): advancing
+ * really waits, plus a margin for the round trips.
+ */
+export function realTime(marginMs = 50): { clock: Clock; advance(ms: number): Promise<void> } {
+  return { clock: systemClock, advance: (ms) => sleep(ms + marginMs) };
+}
+
+// Short enough for a real clock, long enough that a slow round trip stays inside it.
+const ttl = 400;
+
+/**
+ * The behaviour every `Coordination` adapter must share. Each test uses its own
+ * random key prefix, so adapters backed by a shared server need no flushing.
+ */
+export function describeCoordinationConformance(name: string, make: () => Promise<CoordinationUnderTest>): void {
+  describe(`${name} (Coordination conformance)`, () => {
+    let subject: CoordinationUnderTest;
+    let coord: Coordination;
+    let prefix: string;
+    const key = (suffix: string): string => `${prefix}:${suffix}`;
+
+    beforeEach(async () => {
+      subject = await make();
+      coord = subject.coord;
+      prefix = `conformance:${randomUUID()}`;
+    });
+
+    afterEach(async () => {
+      await subject.cleanup();
+    });
+
+    it('answers ping', async () => {
+      await expect(coord.ping()).resolves.toBeUndefined();
+    });
+
+    it('reads null for a key never set', async () => {
+      expect(await coord.get(key('missing'))).toBeNull();
+    });
+
+    it('reads back what set wrote, and set replaces it', async () => {
+      await coord.set(key('a'), 'one', ttl);
+      expect(await coord.get(key('a'))).toBe('one');
+      await coord.set(key('a'), 'two', ttl);
+      expect(await coord.get(key('a'))).toBe('two');
+    });
+
+    it('sets with setIfAbsent only while the key is absent', async () => {
+      expect(await coord.setIfAbsent(key('flag'), 'first', ttl)).toBe(true);
+      expect(await coord.setIfAbsent(key('flag'), 'second', ttl)).toBe(false);
+      expect(await coord.get(key('flag'))).toBe('first');
+    });
+
+    it('lets exactly one of many concurrent setIfAbsent calls win', async () => {
+      const results = await Promise.all(
+        Array.from({ length: 20 }, (_, index) => coord.setIfAbsent(key('race'), `writer-${index}`, ttl)),
+      );
+      expect(results.filter(Boolean)).toHaveLength(1);
+      const winner = results.indexOf(true);
+      expect(await coord.get(key('race'))).toBe(`writer-${winner}`);
+    });
+
+    it('keeps a key until its TTL has passed, then reads it as absent', async () => {
+      await coord.set(key('short'), 'value', ttl);
+      await subject.advance(ttl / 3);
+      expect(await coord.get(key('short'))).toBe('value');
+      await subject.advance(ttl);
+      expect(await coord.get(key('short'))).toBeNull();
+    });
+
+    it('lets setIfAbsent take a key again once it expired', async () => {
+      expect(await coord.setIfAbsent(key('lease'), 'old', ttl)).toBe(true);
+      await subject.advance(ttl + 10);
+      expect(await coord.setIfAbsent(key('lease'), 'new', ttl)).toBe(true);
+      expect(await coord.get(key('lease'))).toBe('new');
+    });
+
+    it('restarts the TTL when set overwrites a key', async () => {
+      await coord.set(key('renewed'), 'old', ttl);
+      await subject.advance((ttl * 2) / 3);
+      await coord.set(key('renewed'), 'new', ttl);
+      await subject.advance((ttl * 2) / 3);
+      expect(await coord.get(key('renewed'))).toBe('new');
+    });
+
+    it('removes a key on take and answers its value once', async () => {
+      await coord.set(key('code'), '123456', ttl);
+      expect(await coord.take(key('code'))).toBe('123456');
+      expect(await coord.take(key('code'))).toBeNull();
+      expect(await coord.get(key('code'))).toBeNull();
+    });
+
+    it('gives a taken value to exactly one of many concurrent takers', async () => {
+      await coord.set(key('once'), 'token', ttl);
+      const results = await Promise.all(Array.from({ length: 20 }, () => coord.take(key('once'))));
+      expect(results.filter((result) => result === 'token')).toHaveLength(1);
+      expect(results.filter((result) => result === null)).toHaveLength(19);
+    });
+
+    it('answers null when taking an expired key', async () => {
+      await coord.set(key('stale'), 'value', ttl);
+      await subject.advance(ttl + 10);
+      expect(await coord.take(key('stale'))).toBeNull();
+    });
+
+    it('deletes a key, and deleting a missing key is harmless', async () => {
+      await coord.set(key('gone'), 'value', ttl);
+      await coord.delete(key('gone'));
+      expect(await coord.get(key('gone'))).toBeNull();
+      await expect(coord.delete(key('never'))).resolves.toBeUndefined();
+    });
+
+    it('counts events inside the window, this one included', async () => {
+      const start = subject.clock.now();
+      expect(await coord.recordEvent(key('failures'), start, 1000)).toBe(1);
+      expect(await coord.recordEvent(key('failures'), start + 100, 1000)).toBe(2);
+      expect(await coord.recordEvent(key('failures'), start + 200, 1000)).toBe(3);
+    });
+
+    it('counts two events recorded at the same instant as two', async () => {
+      const now = subject.clock.now();
+      expect(await coord.recordEvent(key('burst'), now, 1000)).toBe(1);
+      expect(await coord.recordEvent(key('burst'), now, 1000)).toBe(2);
+    });
+
+    it('forgets events that fell out of the window', async () => {
+      const start = subject.clock.now();
+      await coord.recordEvent(key('sliding'), start, 1000);
+      await coord.recordEvent(key('sliding'), start + 100, 1000);
+      await coord.recordEvent(key('sliding'), start + 200, 1000);
+      // The window ending at start + 1150 begins after start + 150: two events remain.
+      expect(await coord.recordEvent(key('sliding'), start + 1150, 1000)).toBe(2);
+      // An event exactly windowMs old is outside the window.
+      expect(await coord.recordEvent(key('sliding'), start + 2150, 1000)).toBe(1);
+    });
+
+    it('forgets events once their window has passed on the adapter clock', async () => {
+      await coord.recordEvent(key('idle'), subject.clock.now(), ttl);
+      await coord.recordEvent(key('idle'), subject.clock.now(), ttl);
+      await subject.advance(ttl + 10);
+      expect(await coord.recordEvent(key('idle'), subject.clock.now(), ttl)).toBe(1);
+    });
+
+    it('starts counting afresh after delete', async () => {
+      const now = subject.clock.now();
+      await coord.recordEvent(key('reset'), now, 1000);
+      await coord.delete(key('reset'));
+      expect(await coord.recordEvent(key('reset'), now + 1, 1000)).toBe(1);
+    });
+
+    it('keeps keys apart', async () => {
+      await coord.set(key('left'), 'L', ttl);
+      await coord.set(key('right'), 'R', ttl);
+      expect(await coord.take(key('left'))).toBe('L');
+      expect(await coord.get(key('right'))).toBe('R');
+      await coord.delete(key('right'));
+      expect(await coord.setIfAbsent(key('left'), 'L2', ttl)).toBe(true);
+
+      const now = subject.clock.now();
+      await coord.recordEvent(key('events-a'), now, 1000);
+      await coord.recordEvent(key('events-a'), now + 1, 1000);
+      expect(await coord.recordEvent(key('events-b'), now + 2, 1000)).toBe(1);
+    });
+
+    it('rejects a TTL that is not positive', async () => {
+      await expect(coord.set(key('bad'), 'value', 0)).rejects.toThrow();
+      await expect(coord.setIfAbsent(key('bad'), 'value', -1)).rejects.toThrow();
+      expect(await coord.get(key('bad'))).toBeNull();
+    });
+
+    it('closes more than once without error', async () => {
+      await coord.close();
+      await expect(coord.close()).resolves.toBeUndefined();
+    });
+  });
+}
