@@ -1,0 +1,33 @@
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { appSchema } from '../../src/config/schema.ts';
+import { createMailer } from '../../src/mail/create-mailer.ts';
+import { OutboxMailer } from '../../src/mail/outbox-mailer.ts';
+import { SmtpMailer } from '../../src/mail/smtp-mailer.ts';
+import { memoryLogger } from '../support/memory-logger.ts';
+
+describe('createMailer', () => {
+  const base = { id: 'demo', key: 'app-key-123', masterKey: 'master-key-123' };
+
+  it('writes to <outboxDir>/mail/<appId> when no SMTP server is configured', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'herald-outbox-'));
+    try {
+      const mailer = createMailer(appSchema.parse(base), { outboxDir: dir, logger: memoryLogger().logger });
+      expect(mailer).toBeInstanceOf(OutboxMailer);
+      await mailer.send({ to: 'ada@example.test', subject: 's', text: 't', html: '<p>h</p>' });
+      expect(await readdir(join(dir, 'mail', 'demo'))).toHaveLength(1);
+      await mailer.close();
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('uses SMTP when mail.smtp is configured', async () => {
+    const app = appSchema.parse({ ...base, mail: { smtp: { host: '127.0.0.1', port: 2525 } } });
+    const mailer = createMailer(app, { outboxDir: '/nonexistent', logger: memoryLogger().logger });
+    expect(mailer).toBeInstanceOf(SmtpMailer);
+    await mailer.close();
+  });
+});

@@ -1,0 +1,63 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { appSchema } from '../../src/config/schema.ts';
+import { createSmsSender } from '../../src/sms/create-sms-sender.ts';
+import { OutboxSmsSender } from '../../src/sms/outbox-sms-sender.ts';
+import { WebhookSmsSender } from '../../src/sms/webhook-sms-sender.ts';
+import { memoryLogger } from '../support/memory-logger.ts';
+
+describe('OutboxSmsSender', () => {
+  let dir: string;
+
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'herald-sms-'));
+  });
+
+  afterEach(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('appends one JSON line per message to sms-<appId>.jsonl and logs number and code', async () => {
+    const logs = memoryLogger('info');
+    const outbox = join(dir, 'sms');
+    const sender = new OutboxSmsSender({ dir: outbox, appId: 'demo', logger: logs.logger, clock: { now: () => Date.UTC(2026, 0, 12) } });
+
+    await sender.send({ to: '+4915100000001', code: '111111', text: 'code 111111' });
+    await sender.send({ to: '+4915100000002', code: '222222', text: 'code 222222' });
+
+    const lines = (await readFile(join(outbox, 'sms-demo.jsonl'), 'utf8')).split('\n');
+    expect(lines.pop()).toBe('');
+    expect(lines.map((line) => JSON.parse(line) as unknown)).toEqual([
+      { time: '2026-01-12T00:00:00.000Z', to: '+4915100000001', code: '111111', text: 'code 111111' },
+      { time: '2026-01-12T00:00:00.000Z', to: '+4915100000002', code: '222222', text: 'code 222222' },
+    ]);
+    const logged = logs.lines.filter((line) => line.msg === 'SMS code written to outbox');
+    expect(logged).toMatchObject([
+      { level: 30, to: '+4915100000001', code: '111111' },
+      { level: 30, to: '+4915100000002', code: '222222' },
+    ]);
+  });
+});
+
+describe('createSmsSender', () => {
+  const base = { id: 'demo', key: 'app-key-123', masterKey: 'master-key-123' };
+
+  it('writes to <outboxDir>/sms when no webhook is configured', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'herald-sms-'));
+    try {
+      const sender = createSmsSender(appSchema.parse(base), { outboxDir: dir, logger: memoryLogger().logger });
+      expect(sender).toBeInstanceOf(OutboxSmsSender);
+      await sender.send({ to: '+4915100000001', code: '123456', text: 'code' });
+      expect(await readFile(join(dir, 'sms', 'sms-demo.jsonl'), 'utf8')).toContain('"code":"123456"');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('uses the webhook when sms.webhookUrl is configured', () => {
+    const app = appSchema.parse({ ...base, sms: { webhookUrl: 'https://sms.example.test/send', webhookToken: 't' } });
+    expect(createSmsSender(app, { outboxDir: '/nonexistent', logger: memoryLogger().logger })).toBeInstanceOf(WebhookSmsSender);
+  });
+});

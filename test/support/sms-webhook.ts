@@ -1,0 +1,37 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface CapturedSms {
+  to: string;
+  code: string;
+  text: string;
+  authorization: string | undefined;
+}
+
+/** A local HTTP endpoint standing in for an SMS provider: records every message and lets tests wait for one. */
+export async function startSmsWebhook(): Promise<{ url: string; messages: CapturedSms[]; next(to: string): Promise<CapturedSms>; close(): Promise<void> }> {
+  const messages: CapturedSms[] = [];
+  const waiters: { to: string; resolve: (sms: CapturedSms) => void }[] = [];
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
+    req.on('end', () => {
+      const parsed = JSON.parse(body) as Omit<CapturedSms, 'authorization'>;
+      const sms = { ...parsed, authorization: req.headers.authorization };
+      messages.push(sms);
+      for (const waiter of waiters.filter((w) => w.to === sms.to)) {
+        waiters.splice(waiters.indexOf(waiter), 1);
+        waiter.resolve(sms);
+      }
+      res.writeHead(200, { 'Content-Type': 'application/json' }).end('{}');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/send`;
+  return {
+    url,
+    messages,
+    next: (to) => new Promise((resolve) => waiters.push({ to, resolve })),
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
