@@ -7,6 +7,7 @@ import { checkEmail, requireObject } from './field-rules.ts';
 import { throttleMail } from './mail-throttle.ts';
 import { UserField, userClass } from './user-fields.ts';
 import { updateUser } from './user-records.ts';
+import { usernameOf } from './user-view.ts';
 
 /** Verification links live one week (SPEC.md). */
 export const verifyLinkTtlMs = 7 * 24 * 3600 * 1000;
@@ -24,7 +25,7 @@ export async function sendVerificationLink(deps: AccountDeps, app: AppRuntime, u
   await deps.store.putToken(appId, LinkKind.verifyEmail.token, secretHash, { userId: user.objectId, email }, deps.clock.now() + verifyLinkTtlMs);
   const message = verificationEmail({
     appName: app.config.name ?? appId,
-    username: String(user[UserField.username] ?? ''),
+    username: usernameOf(user),
     email,
     link: linkUrl(deps.publicUrl, 'verifyEmail', token),
   });

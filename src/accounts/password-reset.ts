@@ -8,6 +8,7 @@ import { hashPassword } from './passwords.ts';
 import { newSessionToken } from './sessions.ts';
 import { UserField, userClass } from './user-fields.ts';
 import { updateUser } from './user-records.ts';
+import { usernameOf } from './user-view.ts';
 
 /** POST /1.1/requestPasswordReset: mails a single-use link to a form that sets a new password. */
 export async function requestPasswordReset(deps: AccountDeps, caller: Caller, body: unknown): Promise<AccountResult> {
@@ -21,7 +22,7 @@ export async function requestPasswordReset(deps: AccountDeps, caller: Caller, bo
   await deps.store.putToken(appId, LinkKind.resetPassword.token, secretHash, { userId: user.objectId, email }, deps.clock.now() + ttlSeconds * 1000);
   const message = passwordResetEmail({
     appName: app.config.name ?? appId,
-    username: String(user[UserField.username] ?? ''),
+    username: usernameOf(user),
     link: linkUrl(deps.publicUrl, 'resetPassword', token),
     ttlMinutes: Math.round(ttlSeconds / 60),
   });

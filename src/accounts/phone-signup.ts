@@ -20,7 +20,7 @@ export async function signUpOrLogInByPhone(deps: AccountDeps, caller: Caller, bo
   const number = checkMobilePhone(fields.mobilePhoneNumber);
   if (fields.smsCode === undefined) fail(ErrorCode.missingRequiredKey, 'smsCode is required.');
   const code = readSmsCode(fields.smsCode);
-  const { smsCode: _code, ...rest } = fields;
+  const { smsCode: _smsCode, ...rest } = fields;
   const input = readUserInput({ ...rest, username: rest.username ?? number }, { master: caller.master });
   if (input.link !== undefined || input.unlink.length > 0) fail(ErrorCode.invalidFieldName, 'authData cannot be set here');
 

@@ -83,7 +83,7 @@ async function findByUnion(deps: AccountDeps, appId: string, platforms: Normaliz
 /** Refreshes the stored platform objects (new access tokens) and answers the user like a login. */
 async function logIn(deps: AccountDeps, caller: Caller, user: StoredObject, platforms: NormalizedAuthData): Promise<AccountResult> {
   const appId = caller.app.config.id;
-  let current = user;
+  let current: StoredObject;
   try {
     current = await updateUser(deps, appId, user.objectId, platformOps(platforms));
   } catch (error) {

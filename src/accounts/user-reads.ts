@@ -30,16 +30,19 @@ export async function queryUsers(deps: AccountDeps, caller: Caller, query: Query
   if (!caller.master && !caller.app.config.settings.classPermissions._User.find) {
     throw new HeraldError(ErrorCode.forbidden, 'Querying users needs the master key or the find permission on _User.', { status: 403 });
   }
-  rejectSecretFields(query);
+  rejectSecretFields(query, caller.master);
   const viewer = caller.master ? null : await sessionUser(deps.store, caller);
   const readableBy = caller.master ? null : ['*', ...(viewer ? [viewer.objectId] : [])];
   const found = await deps.store.find(caller.app.config.id, userClass, { ...query, readableBy });
-  const results = found.results.map((user) => viewUser(user, { self: viewer?.objectId === user.objectId, master: caller.master }));
+  const results = found.results.map((user) => viewUser(user, { self: viewer?.objectId === user.objectId, master: caller.master, fillDefaults: query.keys === null }));
   return { status: 200, body: found.count === undefined ? { results } : { results, count: found.count } };
 }
 
-/** Secrets cannot be matched or sorted on, or a query could guess them a character at a time. */
-function rejectSecretFields(query: Query): void {
+/**
+ * Secrets cannot be matched or sorted on, or a query could guess them a
+ * character at a time; third-party tokens are off limits to ordinary keys.
+ */
+function rejectSecretFields(query: Query, master: boolean): void {
   const paths: string[][] = query.order.map((key) => key.path);
   const visit = (condition: Query['where']): void => {
     if (!condition) return;
@@ -52,5 +55,6 @@ function rejectSecretFields(query: Query): void {
     if (unqueryableUserFields.has(head) || (head.startsWith('_') && !/_unionid$/.test(head))) {
       fail(ErrorCode.invalidFieldName, `cannot query or sort on ${head}`);
     }
+    if (head === UserField.authData && !master) fail(ErrorCode.invalidFieldName, 'authData can only be queried with the master key');
   }
 }

@@ -1,10 +1,18 @@
 import type { StoredObject } from '../core/ports/object-store.ts';
 import { UserField, unionIdFieldPattern } from './user-fields.ts';
 
+/** The username for display in mails and pages; empty when the user has none. */
+export function usernameOf(user: StoredObject): string {
+  const username = user[UserField.username];
+  return typeof username === 'string' ? username : '';
+}
+
 export interface ViewOptions {
   /** The caller is this user (own session, or a login/registration answer). */
   self: boolean;
   master: boolean;
+  /** Add `emailVerified` and `mobilePhoneVerified` when absent; off for `keys` projections. */
+  fillDefaults?: boolean;
 }
 
 /**
@@ -19,6 +27,7 @@ export function viewUser(user: StoredObject, options: ViewOptions): Record<strin
     if (field === UserField.authData && !options.self && !options.master) continue;
     view[field] = value;
   }
+  if (options.fillDefaults === false) return view;
   if (!(UserField.emailVerified in view)) view[UserField.emailVerified] = null;
   if (!(UserField.mobilePhoneVerified in view)) view[UserField.mobilePhoneVerified] = false;
   return view;

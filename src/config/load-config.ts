@@ -163,7 +163,7 @@ function envNameFor(path: string[]): string | undefined {
 
 function deepFreeze<T>(value: T): T {
   if (value && typeof value === 'object') {
-    Object.values(value).forEach((child) => deepFreeze(child));
+    Object.values(value as object).forEach((child: unknown) => deepFreeze(child));
     Object.freeze(value);
   }
   return value;

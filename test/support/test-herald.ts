@@ -59,7 +59,7 @@ export function testApp(overrides: Partial<RawApp> = {}): RawApp & TestApp {
     key: randomBytes(12).toString('hex'),
     masterKey: randomBytes(16).toString('hex'),
     ...overrides,
-  } as RawApp & TestApp;
+  };
 }
 
 /** Starts the whole service in this process on a free port, over a fresh data directory and a manual clock. */
@@ -74,7 +74,7 @@ export async function startTestHerald(options: TestHeraldOptions = {}): Promise<
   );
   const baseUrl = `http://127.0.0.1:${herald.port}`;
   // Links in mail must point at the real port, known only after listening.
-  (herald.runtime.accounts as { publicUrl: string }).publicUrl = baseUrl;
+  herald.runtime.accounts.publicUrl = baseUrl;
 
   const request = async (method: string, path: string, requestOptions: RequestOptions = {}): Promise<TestResponse> => {
     const target = requestOptions.app ?? app;

@@ -9,7 +9,7 @@ export function healthRoutes(checks: HealthChecks): Router {
     res.json({ status: 'ok' });
   });
   router.get('/readyz', async (_req, res) => {
-    const entries = await Promise.all(
+    const entries: (readonly [string, { status: string; error?: string }])[] = await Promise.all(
       Object.entries(checks).map(async ([name, check]) => {
         try {
           await check();

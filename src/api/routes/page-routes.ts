@@ -3,7 +3,7 @@ import type { AccountDeps } from '../../accounts/account-deps.ts';
 import { parseLinkToken } from '../../accounts/account-links.ts';
 import { verifyEmail } from '../../accounts/email-verification.ts';
 import { resetPassword, userForResetLink } from '../../accounts/password-reset.ts';
-import { UserField } from '../../accounts/user-fields.ts';
+import { usernameOf } from '../../accounts/user-view.ts';
 import { pageHeaders } from '../pages/page-security.ts';
 import { renderResetDone } from '../pages/reset-done-page.ts';
 import { defaultResetPasswordMinLength, renderResetForm } from '../pages/reset-form-page.ts';
@@ -42,7 +42,7 @@ export function pageRoutes(deps: AccountDeps, apps: AppRegistry): Router {
     const user = link ? await userForResetLink(deps, link.app, link.secretHash) : null;
     if (!link || !user) return sendPage(res, 400, renderResetInvalid({ appName: link?.app.config.name ?? link?.app.config.id ?? 'Herald' }));
     const appName = link.app.config.name ?? link.app.config.id;
-    sendPage(res, 200, renderResetForm({ appName, username: String(user[UserField.username] ?? ''), actionUrl: req.originalUrl }));
+    sendPage(res, 200, renderResetForm({ appName, username: usernameOf(user), actionUrl: req.originalUrl }));
   });
 
   router.post('/resetPassword/:token', form, async (req, res) => {
@@ -53,7 +53,7 @@ export function pageRoutes(deps: AccountDeps, apps: AppRegistry): Router {
     const fields = (req.body ?? {}) as Record<string, unknown>;
     const password = typeof fields.password === 'string' ? fields.password : '';
     const confirm = typeof fields.confirm === 'string' ? fields.confirm : '';
-    const username = String(user[UserField.username] ?? '');
+    const username = usernameOf(user);
     const again = (error: string) => sendPage(res, 400, renderResetForm({ appName, username, actionUrl: req.originalUrl, error }));
     if (password.length < defaultResetPasswordMinLength) return again(`Use at least ${defaultResetPasswordMinLength} characters.`);
     if (password.length > 1024) return again('The password is too long.');

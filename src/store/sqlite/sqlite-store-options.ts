@@ -1,0 +1,13 @@
+import type { ClassDescriptors } from '../../core/ports/object-store.ts';
+
+export interface SqliteStoreOptions {
+  /** Path of the database file, or `:memory:`. */
+  file: string;
+  /** Unique-key rules per class; classes without one have no unique keys. */
+  classes: ClassDescriptors;
+  /**
+   * How long a write waits for another connection's lock before failing with
+   * 503 (ServiceUnavailableError). Default 5000 ms.
+   */
+  busyTimeoutMs?: number;
+}
