@@ -1,0 +1,12 @@
+# Herald on Node.js 24 LTS, the runtime the tests run on.
+FROM node:24-bookworm-slim
+WORKDIR /app
+ENV NODE_ENV=production HERALD_DATA_DIR=/data PORT=3000
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+COPY src ./src
+RUN mkdir -p /data && chown node:node /data
+USER node
+VOLUME ["/data"]
+EXPOSE 3000
+CMD ["node", "src/main.ts"]
