@@ -62,6 +62,7 @@ describe('registration with username and password', () => {
     ['a non-JSON body', '{"username": "x",', 107, 400],
     ['a JSON array', '[1,2]', 107, 400],
     ['a JSON string', '"hello"', 107, 400],
+    ['a body nested 10,000 levels deep', `{"username":"deep","password":"p","x":${'['.repeat(10_000)}${']'.repeat(10_000)}}`, 107, 400],
     ['an oversized body', JSON.stringify({ username: 'big', password: 'p', blob: 'x'.repeat(2 * 1024 * 1024) }), 413, 413],
   ])('answers %s with a clear error', async (_name, rawBody, code, status) => {
     const before = await userCount();

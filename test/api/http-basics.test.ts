@@ -1,0 +1,53 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestHerald, type TestHerald } from '../support/test-herald.ts';
+
+let h: TestHerald;
+beforeAll(async () => {
+  h = await startTestHerald();
+});
+afterAll(() => h.close());
+
+describe('HTTP basics', () => {
+  it('answers CORS preflights without credentials and exposes Location', async () => {
+    const res = await fetch(`${h.baseUrl}/1.1/users`, {
+      method: 'OPTIONS',
+      headers: { Origin: 'https://app.example.com', 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'x-svc-id,x-svc-key,content-type' },
+    });
+    expect(res.status).toBe(204);
+    expect(res.headers.get('access-control-allow-origin')).toBe('*');
+    expect(res.headers.get('access-control-allow-headers')).toContain('x-svc-key');
+    const reg = await fetch(`${h.baseUrl}/1.1/users`, {
+      method: 'POST',
+      headers: { Origin: 'https://app.example.com', 'X-SVC-Id': h.app.id, 'X-SVC-Key': h.app.key, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ username: 'cors-user', password: 'p' }),
+    });
+    expect(reg.status).toBe(201);
+    expect(reg.headers.get('access-control-expose-headers')).toContain('Location');
+  });
+
+  it('reports health and readiness with each dependency named', async () => {
+    expect(await (await fetch(`${h.baseUrl}/healthz`)).json()).toEqual({ status: 'ok' });
+    const ready = await fetch(`${h.baseUrl}/readyz`);
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toEqual({ status: 'ok', checks: { store: { status: 'ok' }, coordination: { status: 'ok' } } });
+  });
+});
+
+describe('when the store is gone', () => {
+  it('answers 503 with code 503 and keeps serving', async () => {
+    const broken = await startTestHerald();
+    try {
+      await broken.herald.runtime.store.close();
+      const res = await broken.request('POST', '/1.1/login', { body: { username: 'x', password: 'y' } });
+      expect(res.status).toBe(503);
+      expect(res.body).toEqual({ code: 503, error: expect.stringMatching(/unavailable/i) });
+      expect(res.headers.get('retry-after')).toBeTruthy();
+      const ready = await fetch(`${broken.baseUrl}/readyz`);
+      expect(ready.status).toBe(503);
+      expect((await ready.json()).checks.store.status).toBe('unavailable');
+      expect((await fetch(`${broken.baseUrl}/healthz`)).status).toBe(200);
+    } finally {
+      await broken.close();
+    }
+  });
+});
