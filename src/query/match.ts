@@ -69,10 +69,8 @@ function predicateMatches(predicate: FieldPredicate, stored: unknown, timestamp:
       );
     case 'exists':
       return (stored !== undefined) === predicate.value;
-    case 'regex': {
-      const regex = compiled(predicate);
-      return anyValue(stored, false, (value) => value.kind === 'string' && regex.test(value.value));
-    }
+    case 'regex':
+      return anyValue(stored, false, (value) => value.kind === 'string' && predicate.matcher.test(value.value));
   }
 }
 
@@ -99,16 +97,4 @@ function equalsOrContains(stored: unknown, value: unknown, timestamp: boolean): 
 function anyValue(stored: unknown, timestamp: boolean, test: (value: TypedValue) => boolean): boolean {
   if (test(typedValue(stored, timestamp))) return true;
   return Array.isArray(stored) && stored.some((item) => test(typedValue(item)));
-}
-
-const regexCache = new WeakMap<FieldPredicate, RegExp>();
-
-function compiled(predicate: FieldPredicate & { op: 'regex' }): RegExp {
-  let regex = regexCache.get(predicate);
-  if (regex === undefined) {
-    // Flags were limited to i, m and s by parseQuery, so test() keeps no state.
-    regex = new RegExp(predicate.source, predicate.flags);
-    regexCache.set(predicate, regex);
-  }
-  return regex;
 }

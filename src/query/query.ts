@@ -12,7 +12,15 @@ export type FieldPredicate =
   | { op: 'eq' | 'ne' | 'lt' | 'lte' | 'gt' | 'gte'; value: unknown }
   | { op: 'in' | 'nin' | 'all'; values: unknown[] }
   | { op: 'exists'; value: boolean }
-  | { op: 'regex'; source: string; flags: string };
+  | { op: 'regex'; source: string; flags: string; matcher: RegexMatcher };
+
+/**
+ * A `$regex` compiled once when the query is parsed; `test` answers whether
+ * the pattern occurs in a string, in time linear in the string's length.
+ */
+export interface RegexMatcher {
+  test(text: string): boolean;
+}
 
 export interface OrderKey {
   path: string[];

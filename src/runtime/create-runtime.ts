@@ -36,7 +36,7 @@ export function createRuntime(config: HeraldConfig, options: RuntimeOptions): Ru
   const { logger } = options;
   const clock = options.clock ?? systemClock;
   mkdirSync(config.dataDir, { recursive: true });
-  const store = new SqliteStore({ file: join(config.dataDir, 'herald.sqlite'), classes: { _User: userClassDescriptor } });
+  const store = new SqliteStore({ file: join(config.dataDir, 'herald.sqlite'), classes: { _User: userClassDescriptor }, clock });
   const coord = new MemoryCoordination({ clock });
   const outboxDir = join(config.dataDir, 'outbox');
   const appRuntimes: AppRuntime[] = config.apps.map((app) => ({

@@ -44,7 +44,7 @@ describe('when the store is gone', () => {
       expect(res.headers.get('retry-after')).toBeTruthy();
       const ready = await fetch(`${broken.baseUrl}/readyz`);
       expect(ready.status).toBe(503);
-      expect((await ready.json()).checks.store.status).toBe('unavailable');
+      expect(((await ready.json()) as { checks: { store: { status: string } } }).checks.store.status).toBe('unavailable');
       expect((await fetch(`${broken.baseUrl}/healthz`)).status).toBe(200);
     } finally {
       await broken.close();

@@ -50,7 +50,14 @@ describe('parseQuery', () => {
     ['$lt with a boolean', where({ a: { $lt: true } }), ErrorCode.internal, /\$lt on a needs a number/],
     ['$gte with an object', where({ a: { $gte: { b: 1 } } }), ErrorCode.internal, /\$gte/],
     ['$regex that is not a string', where({ a: { $regex: 1 } }), ErrorCode.internal, /\$regex/],
-    ['an invalid regex', where({ a: { $regex: '(' } }), ErrorCode.internal, /not a valid regular expression/],
+    ['an invalid regex', where({ a: { $regex: '(' } }), ErrorCode.internal, /not a valid regular expression.*missing closing \)/],
+    ['a regex backreference', where({ a: { $regex: '(a)\\1' } }), ErrorCode.internal, /\$regex on a uses a backreference \(\\1\), which is not supported/],
+    ['a regex named backreference', where({ a: { $regex: '(?<x>a)\\k<x>' } }), ErrorCode.internal, /uses a named backreference/],
+    ['a regex lookahead', where({ a: { $regex: 'a(?=b)' } }), ErrorCode.internal, /uses a lookahead \(\(\?=…\), which is not supported/],
+    ['a negative regex lookahead', where({ a: { $regex: 'a(?!b)' } }), ErrorCode.internal, /uses a lookahead \(\(\?!…\)/],
+    ['a regex lookbehind', where({ a: { $regex: '(?<=a)b' } }), ErrorCode.internal, /uses a lookbehind \(\(\?<=…\)/],
+    ['a negative regex lookbehind', where({ a: { $regex: '(?<!a)b' } }), ErrorCode.internal, /uses a lookbehind \(\(\?<!…\)/],
+    ['a regex atomic group', where({ a: { $regex: '(?>a)' } }), ErrorCode.internal, /not a valid regular expression.*\(\?>/],
     ['a regex that is too long', where({ a: { $regex: 'x'.repeat(maxRegexLength + 1) } }), ErrorCode.internal, /longer than/],
     ['an unsupported regex flag', where({ a: { $regex: 'x', $options: 'g' } }), ErrorCode.internal, /unsupported flag g/],
     ['$options without $regex', where({ a: { $options: 'i' } }), ErrorCode.internal, /needs \$regex/],
@@ -103,11 +110,6 @@ describe('parseWhere', () => {
     ['$exists', { a: { $exists: false } }, { kind: 'field', path: ['a'], predicates: [{ op: 'exists', value: false }] }],
     ['$ne with null', { a: { $ne: null } }, { kind: 'field', path: ['a'], predicates: [{ op: 'ne', value: null }] }],
     [
-      '$regex with repeated flags, kept once',
-      { a: { $regex: '^x', $options: 'ii' } },
-      { kind: 'field', path: ['a'], predicates: [{ op: 'regex', source: '^x', flags: 'i' }] },
-    ],
-    [
       'an encoded Date, kept encoded',
       { when: { $lt: { __type: 'Date', iso: '2024-01-01T00:00:00.000Z' } } },
       { kind: 'field', path: ['when'], predicates: [{ op: 'lt', value: { __type: 'Date', iso: '2024-01-01T00:00:00.000Z' } }] },
@@ -136,6 +138,13 @@ describe('parseWhere', () => {
     ],
   ])('parses %s', (_title, input, expected) => {
     expect(parseWhere(input)).toEqual(expected);
+  });
+
+  it('parses $regex with repeated flags kept once, compiled when parsed', () => {
+    const condition = parseWhere({ a: { $regex: '^x', $options: 'ii' } });
+    expect(condition).toMatchObject({ kind: 'field', path: ['a'], predicates: [{ op: 'regex', source: '^x', flags: 'i' }] });
+    const predicate = condition?.kind === 'field' ? condition.predicates[0] : undefined;
+    expect(predicate?.op === 'regex' && predicate.matcher.test('Xy')).toBe(true);
   });
 
   it('refuses a value that is not an object with code 107', () => {

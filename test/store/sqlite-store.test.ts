@@ -13,12 +13,12 @@ import type { ContentionJob, ContentionReport } from './sqlite-contention-worker
 import { describeStoreConformance } from './store-conformance.ts';
 import { conformanceClasses, newAppId, newObject } from './store-conformance-fixture.ts';
 
-describeStoreConformance('SQLite', async (classes) => {
+describeStoreConformance('SQLite', async (classes, clock) => {
   const dir = await mkdtemp(join(tmpdir(), 'herald-sqlite-'));
   const file = join(dir, 'herald.db');
   const opened: SqliteStore[] = [];
   const open = (): SqliteStore => {
-    const store = new SqliteStore({ file, classes });
+    const store = new SqliteStore({ file, classes, clock });
     opened.push(store);
     return store;
   };
@@ -64,6 +64,50 @@ describe('SqliteStore', () => {
     const db = new DatabaseSync(file);
     expect(db.prepare('PRAGMA user_version').get()?.user_version).toBe(sqliteSchemaVersion);
     expect(db.prepare('PRAGMA journal_mode').get()?.journal_mode).toBe('wal');
+    db.close();
+  });
+
+  it('purges an app\'s expired tokens when it puts another, leaving live ones and other apps alone', async () => {
+    const start = Date.parse('2025-06-01T00:00:00.000Z');
+    let time = start;
+    const store = new SqliteStore({ file, classes: {}, clock: { now: () => time } });
+    const appId = newAppId();
+    const otherApp = newAppId();
+    await store.putToken(appId, 'verifyEmail', 'expiring', { userId: 'u1' }, start + 1000);
+    await store.putToken(appId, 'resetPassword', 'lasting', { userId: 'u2' }, start + 60_000);
+    await store.putToken(otherApp, 'verifyEmail', 'elsewhere', { userId: 'u3' }, start + 1000);
+    time = start + 1000;
+    await store.putToken(appId, 'verifyEmail', 'fresh', { userId: 'u4' }, time + 1000);
+
+    // Asked as of a time when it was still live, the purged token is gone all the same.
+    expect(await store.peekToken(appId, 'verifyEmail', 'expiring', start)).toBeNull();
+    expect(await store.peekToken(appId, 'resetPassword', 'lasting', time)).toEqual({ userId: 'u2' });
+    expect(await store.peekToken(otherApp, 'verifyEmail', 'elsewhere', start)).toEqual({ userId: 'u3' });
+    await store.close();
+
+    const db = new DatabaseSync(file);
+    const rows = db.prepare('SELECT app_id, token_hash FROM tokens ORDER BY expires_at, token_hash').all();
+    db.close();
+    expect(rows.map((row) => ({ ...row }))).toEqual([
+      { app_id: otherApp, token_hash: 'elsewhere' },
+      { app_id: appId, token_hash: 'fresh' },
+      { app_id: appId, token_hash: 'lasting' },
+    ]);
+  });
+
+  it('upgrades a database of schema version 1, keeping its tokens', async () => {
+    await new SqliteStore({ file, classes: {} }).close();
+    const old = new DatabaseSync(file);
+    old.exec('DROP INDEX tokens_by_expiry; PRAGMA user_version = 1');
+    old.prepare('INSERT INTO tokens (app_id, kind, token_hash, payload, expires_at) VALUES (?, ?, ?, ?, ?)').run('app', 'verifyEmail', 'hash', '{"userId":"u1"}', 2000);
+    old.close();
+
+    const store = new SqliteStore({ file, classes: {}, clock: { now: () => 1000 } });
+    expect(await store.peekToken('app', 'verifyEmail', 'hash', 1000)).toEqual({ userId: 'u1' });
+    await store.close();
+    const db = new DatabaseSync(file);
+    expect(db.prepare('PRAGMA user_version').get()?.user_version).toBe(sqliteSchemaVersion);
+    expect(db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'tokens' AND name = 'tokens_by_expiry'").get()).toBeDefined();
     db.close();
   });
 

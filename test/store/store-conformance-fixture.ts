@@ -1,5 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
+import type { Clock } from '../../src/core/clock.ts';
 import { DuplicateValueError } from '../../src/core/errors.ts';
 import type { ClassDescriptors, Store, StoredObject, UniqueKey } from '../../src/core/ports/object-store.ts';
 
@@ -37,6 +38,13 @@ export const conformanceClasses: ClassDescriptors = {
     },
   },
 };
+
+/**
+ * The suite's "now", handed to each adapter: tokens are put and checked
+ * against it, so an adapter that purges expired tokens by its own clock must
+ * take the time from here.
+ */
+export const conformanceClock: Clock = { now: () => Date.parse('2025-06-01T00:00:00.000Z') };
 
 export function newAppId(): string {
   return `app-${randomUUID()}`;

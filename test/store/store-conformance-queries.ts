@@ -77,6 +77,19 @@ export function describeQueryConformance(context: ConformanceContext): void {
       expect(await names({ where: parseWhere(where), order: order('createdAt') })).toEqual(expected);
     });
 
+    it('answers a catastrophic-backtracking $regex over long strings', async () => {
+      const regexApp = newAppId();
+      const long = { aThenBang: `${'a'.repeat(50_000)}!`, bangThenA: `!${'a'.repeat(50_000)}`, onlyX: 'x'.repeat(50_000) };
+      for (const [label, text] of Object.entries(long)) await context.store().insert(regexApp, 'Thing', newObject({ label, text }));
+      const labels = async (where: Record<string, unknown>): Promise<unknown[]> =>
+        (await context.store().find(regexApp, 'Thing', queryAll({ where: parseWhere(where), order: order('createdAt') }))).results.map(
+          (thing) => thing.label,
+        );
+      expect(await labels({ text: { $regex: '(a+)+$' } })).toEqual(['bangThenA']);
+      expect(await labels({ text: { $regex: '(x+x+)+y' } })).toEqual([]);
+      expect(await labels({ text: { $regex: '(.*a){20}' } })).toEqual(['aThenBang', 'bangThenA']);
+    });
+
     it('compares createdAt with Date values and with ISO strings', async () => {
       const cat = seeded[2];
       expect(await names({ where: parseWhere({ createdAt: { $lt: { __type: 'Date', iso: cat?.createdAt } } }) })).toEqual(['ant', 'bee']);

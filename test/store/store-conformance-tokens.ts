@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { Store } from '../../src/core/ports/object-store.ts';
-import { newAppId, type ConformanceContext } from './store-conformance-fixture.ts';
+import { conformanceClock, newAppId, type ConformanceContext } from './store-conformance-fixture.ts';
 
-const now = Date.parse('2025-06-01T00:00:00.000Z');
+const now = conformanceClock.now();
 const hour = 3_600_000;
 
 /** Single-use, expiring tokens. */

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe } from 'vitest';
+import type { Clock } from '../../src/core/clock.ts';
 import type { ClassDescriptors, Store } from '../../src/core/ports/object-store.ts';
-import { conformanceClasses, type ConformanceContext, type StoreFixture } from './store-conformance-fixture.ts';
+import { conformanceClasses, conformanceClock, type ConformanceContext, type StoreFixture } from './store-conformance-fixture.ts';
 import { describeQueryConformance } from './store-conformance-queries.ts';
 import { describeTokenConformance } from './store-conformance-tokens.ts';
 import { describeWriteConformance } from './store-conformance-writes.ts';
@@ -9,16 +10,17 @@ export type { StoreFixture } from './store-conformance-fixture.ts';
 
 /**
  * The behaviour every `Store` adapter must show, run unchanged against each
- * one. `makeStore` is called once per suite; tests isolate themselves with
- * random app ids, so the backing data may be shared.
+ * one. `makeStore` is called once per suite with the classes and the clock
+ * the adapter must use; tests isolate themselves with random app ids, so the
+ * backing data may be shared.
  */
-export function describeStoreConformance(name: string, makeStore: (classes: ClassDescriptors) => Promise<StoreFixture>): void {
+export function describeStoreConformance(name: string, makeStore: (classes: ClassDescriptors, clock: Clock) => Promise<StoreFixture>): void {
   describe(`${name} store conformance`, () => {
     let fixture: StoreFixture | undefined;
     const others: Store[] = [];
 
     beforeAll(async () => {
-      fixture = await makeStore(conformanceClasses);
+      fixture = await makeStore(conformanceClasses, conformanceClock);
     });
 
     afterAll(async () => {

@@ -30,6 +30,8 @@ const migrations: readonly string[] = [
      expires_at INTEGER NOT NULL,
      PRIMARY KEY (app_id, kind, token_hash)
    ) WITHOUT ROWID;`,
+  // Lets putToken purge an app's expired tokens without scanning its live ones.
+  'CREATE INDEX tokens_by_expiry ON tokens (app_id, expires_at);',
 ];
 
 /** The schema version this code writes. */

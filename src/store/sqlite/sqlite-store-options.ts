@@ -1,3 +1,4 @@
+import type { Clock } from '../../core/clock.ts';
 import type { ClassDescriptors } from '../../core/ports/object-store.ts';
 
 export interface SqliteStoreOptions {
@@ -10,4 +11,6 @@ export interface SqliteStoreOptions {
    * 503 (ServiceUnavailableError). Default 5000 ms.
    */
   busyTimeoutMs?: number;
+  /** Time source for purging expired tokens when new ones are put. Default: the system clock. */
+  clock?: Clock;
 }

@@ -1,4 +1,5 @@
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
+import { systemClock, type Clock } from '../../core/clock.ts';
 import { DuplicateValueError, ServiceUnavailableError } from '../../core/errors.ts';
 import type {
   ClassDescriptors,
@@ -21,18 +22,21 @@ const defaultBusyTimeoutMs = 5000;
 /**
  * The embedded store: one SQLite file (WAL) holding objects as JSON, a
  * unique-key table maintained in the same transaction as every write, and
- * single-use tokens. Several instances, in one process or several, may share
- * a file; writes take the lock with BEGIN IMMEDIATE and wait up to the busy
- * timeout, then fail with 503.
+ * single-use tokens, an app's expired ones purged whenever it puts another.
+ * Several instances, in one process or several, may share a file; writes
+ * take the lock with BEGIN IMMEDIATE and wait up to the busy timeout, then
+ * fail with 503.
  */
 export class SqliteStore implements Store {
   readonly #db: DatabaseSync;
   readonly #classes: ClassDescriptors;
+  readonly #clock: Clock;
   readonly #sql: ReturnType<typeof prepareStatements>;
   #closed = false;
 
   constructor(options: SqliteStoreOptions) {
     this.#classes = options.classes;
+    this.#clock = options.clock ?? systemClock;
     try {
       this.#db = new DatabaseSync(options.file, { timeout: options.busyTimeoutMs ?? defaultBusyTimeoutMs });
     } catch (error) {
@@ -113,9 +117,14 @@ export class SqliteStore implements Store {
   }
 
   putToken(appId: string, kind: string, tokenHash: string, payload: Record<string, string>, expiresAt: number): Promise<void> {
-    return this.#run(() => {
-      this.#sql.upsertToken.run(appId, kind, tokenHash, JSON.stringify(payload), expiresAt);
-    });
+    return this.#run(() =>
+      this.#transaction(() => {
+        // Tokens that are never taken would otherwise stay forever; an app that
+        // issues tokens keeps its own table clean.
+        this.#sql.purgeExpiredTokens.run(appId, this.#clock.now());
+        this.#sql.upsertToken.run(appId, kind, tokenHash, JSON.stringify(payload), expiresAt);
+      }),
+    );
   }
 
   peekToken(appId: string, kind: string, tokenHash: string, now: number): Promise<Record<string, string> | null> {
@@ -229,6 +238,7 @@ function prepareStatements(db: DatabaseSync) {
        ON CONFLICT (app_id, kind, token_hash) DO UPDATE SET payload = excluded.payload, expires_at = excluded.expires_at`,
     ),
     selectToken: prepare('SELECT payload, expires_at FROM tokens WHERE app_id = ? AND kind = ? AND token_hash = ?'),
+    purgeExpiredTokens: prepare('DELETE FROM tokens WHERE app_id = ? AND expires_at <= ?'),
     takeToken: prepare('DELETE FROM tokens WHERE app_id = ? AND kind = ? AND token_hash = ? RETURNING payload, expires_at'),
     ping: prepare('SELECT 1'),
   };
