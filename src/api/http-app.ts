@@ -19,13 +19,24 @@ export interface HttpAppDeps {
   health: HealthChecks;
 }
 
+/** Emailed links carry one-time secrets in their path; logs keep only the app part. */
+export function maskLinkTokens(url: string | undefined): string | undefined {
+  return url?.replace(/\/(verifyEmail|resetPassword)\/([^/.?]*)\.[^/?]*/g, '/$1/$2.[redacted]');
+}
+
 /** The express application of the api role: `/1.1/*`, the emailed pages, health. */
 export function createHttpApp(deps: HttpAppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('query parser', 'simple');
-  app.use(pinoHttp({ logger: deps.logger, customLogLevel: (_req, res, error) => (error || res.statusCode >= 500 ? 'error' : 'debug') }));
+  app.use(
+    pinoHttp({
+      logger: deps.logger,
+      customLogLevel: (_req, res, error) => (error || res.statusCode >= 500 ? 'error' : 'debug'),
+      serializers: { req: (req: { url?: string }) => ({ ...req, url: maskLinkTokens(req.url) }) },
+    }),
+  );
   app.use(healthRoutes(deps.health));
   app.use('/1.1', pageRoutes(deps.accounts, deps.apps));
   app.use(
