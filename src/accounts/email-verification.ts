@@ -4,7 +4,7 @@ import type { AccountDeps, AccountResult, AppRuntime, Caller } from './account-d
 import { LinkKind, linkUrl, newLinkToken } from './account-links.ts';
 import { verificationEmail } from './emails/verification-email.ts';
 import { checkEmail, requireObject } from './field-rules.ts';
-import { throttleMail } from './mail-throttle.ts';
+import { sendRequestedMail, throttleMail } from './mail-throttle.ts';
 import { UserField, userClass } from './user-fields.ts';
 import { updateUser } from './user-records.ts';
 import { usernameOf } from './user-view.ts';
@@ -17,7 +17,7 @@ export const verifyLinkTtlMs = 7 * 24 * 3600 * 1000;
  * the response. A link is bound to the address it was sent to, so changing the
  * email makes older links useless.
  */
-export async function sendVerificationLink(deps: AccountDeps, app: AppRuntime, user: StoredObject): Promise<void> {
+export async function sendVerificationLink(deps: AccountDeps, app: AppRuntime, user: StoredObject, delivery: MailDelivery = 'background'): Promise<void> {
   const email = user[UserField.email];
   if (typeof email !== 'string') return;
   const appId = app.config.id;
@@ -29,14 +29,19 @@ export async function sendVerificationLink(deps: AccountDeps, app: AppRuntime, u
     email,
     link: linkUrl(deps.publicUrl, 'verifyEmail', token),
   });
-  deps.background.run('verification email', () => app.mailer.send({ to: email, ...message }));
+  const send = () => app.mailer.send({ to: email, ...message });
+  if (delivery === 'background') deps.background.run('verification email', send);
+  else await send();
 }
+
+/** Mail sent as a side effect goes out after the answer; mail the caller asked for is awaited. */
+export type MailDelivery = 'background' | 'await';
 
 /** POST /1.1/requestEmailVerify: a new link for an existing address. */
 export async function requestEmailVerify(deps: AccountDeps, caller: Caller, body: unknown): Promise<AccountResult> {
   const user = await userForEmailRequest(deps, caller, body);
-  await throttleMail(deps, caller.app.config.id, 'verify', String(user[UserField.email]));
-  await sendVerificationLink(deps, caller.app, user);
+  const release = await throttleMail(deps, caller.app.config.id, 'verify', String(user[UserField.email]));
+  await sendRequestedMail(release, () => sendVerificationLink(deps, caller.app, user, 'await'));
   return { status: 200, body: {} };
 }
 

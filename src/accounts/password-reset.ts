@@ -3,7 +3,7 @@ import type { AccountDeps, AccountResult, AppRuntime, Caller } from './account-d
 import { LinkKind, linkUrl, newLinkToken } from './account-links.ts';
 import { userForEmailRequest } from './email-verification.ts';
 import { passwordResetEmail } from './emails/password-reset-email.ts';
-import { throttleMail } from './mail-throttle.ts';
+import { sendRequestedMail, throttleMail } from './mail-throttle.ts';
 import { hashPassword } from './passwords.ts';
 import { newSessionToken } from './sessions.ts';
 import { UserField, userClass } from './user-fields.ts';
@@ -16,7 +16,7 @@ export async function requestPasswordReset(deps: AccountDeps, caller: Caller, bo
   const app = caller.app;
   const appId = app.config.id;
   const email = String(user[UserField.email]);
-  await throttleMail(deps, appId, 'reset', email);
+  const release = await throttleMail(deps, appId, 'reset', email);
   const ttlSeconds = app.config.settings.passwordResetTtlSeconds;
   const { token, secretHash } = newLinkToken(appId);
   await deps.store.putToken(appId, LinkKind.resetPassword.token, secretHash, { userId: user.objectId, email }, deps.clock.now() + ttlSeconds * 1000);
@@ -26,7 +26,7 @@ export async function requestPasswordReset(deps: AccountDeps, caller: Caller, bo
     link: linkUrl(deps.publicUrl, 'resetPassword', token),
     ttlMinutes: Math.round(ttlSeconds / 60),
   });
-  deps.background.run('password reset email', () => app.mailer.send({ to: email, ...message }));
+  await sendRequestedMail(release, () => app.mailer.send({ to: email, ...message }));
   return { status: 200, body: {} };
 }
 

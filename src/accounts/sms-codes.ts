@@ -19,7 +19,14 @@ export async function requestSmsCode(deps: AccountDeps, caller: Caller, body: un
   await deps.coord.set(codeKey(appId, number), code, smsCodeTtlMs);
   const appName = caller.app.config.name ?? appId;
   const text = `Your ${appName} verification code is ${code}. It is valid for 10 minutes.`;
-  deps.background.run('sms code', () => caller.app.sms.send({ to: number, code, text }));
+  try {
+    await caller.app.sms.send({ to: number, code, text });
+  } catch (error) {
+    // The code never reached the phone: let the person ask again at once.
+    await deps.coord.delete(sentKey(appId, number));
+    await deps.coord.delete(codeKey(appId, number));
+    throw error;
+  }
   return { status: 200, body: {} };
 }
 

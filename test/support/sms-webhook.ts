@@ -9,13 +9,26 @@ export interface CapturedSms {
 }
 
 /** A local HTTP endpoint standing in for an SMS provider: records every message and lets tests wait for one. */
-export async function startSmsWebhook(): Promise<{ url: string; messages: CapturedSms[]; next(to: string): Promise<CapturedSms>; close(): Promise<void> }> {
+export async function startSmsWebhook(): Promise<{
+  url: string;
+  messages: CapturedSms[];
+  next(to: string): Promise<CapturedSms>;
+  /** The next request is refused with this status instead of being recorded. */
+  failNext(status: number): void;
+  close(): Promise<void>;
+}> {
   const messages: CapturedSms[] = [];
+  let failures: number[] = [];
   const waiters: { to: string; resolve: (sms: CapturedSms) => void }[] = [];
   const server = createServer((req, res) => {
     let body = '';
     req.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
     req.on('end', () => {
+      const failure = failures.shift();
+      if (failure !== undefined) {
+        res.writeHead(failure).end('provider error');
+        return;
+      }
       const parsed = JSON.parse(body) as Omit<CapturedSms, 'authorization'>;
       const sms = { ...parsed, authorization: req.headers.authorization };
       messages.push(sms);
@@ -32,6 +45,9 @@ export async function startSmsWebhook(): Promise<{ url: string; messages: Captur
     url,
     messages,
     next: (to) => new Promise((resolve) => waiters.push({ to, resolve })),
+    failNext: (status) => {
+      failures = [...failures, status];
+    },
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
 }
