@@ -3,10 +3,12 @@ import express, { type Express } from 'express';
 import { pinoHttp } from 'pino-http';
 import type { AccountDeps } from '../accounts/account-deps.ts';
 import type { Logger } from '../core/logger.ts';
+import type { Metrics } from '../core/metrics.ts';
 import type { AppRegistry } from './app-registry.ts';
 import { authenticate } from './middleware/authenticate.ts';
 import { errorHandler, notFoundHandler } from './middleware/error-handler.ts';
 import { jsonBody } from './middleware/json-body.ts';
+import { requestMetrics } from './middleware/request-metrics.ts';
 import { healthRoutes, type HealthChecks } from './routes/health-routes.ts';
 import { pageRoutes } from './routes/page-routes.ts';
 import { userRoutes } from './routes/user-routes.ts';
@@ -17,6 +19,7 @@ export interface HttpAppDeps {
   logger: Logger;
   bodyLimitBytes: number;
   health: HealthChecks;
+  metrics: Metrics;
 }
 
 /** Emailed links carry one-time secrets in their path; logs keep only the app part. */
@@ -24,7 +27,7 @@ export function maskLinkTokens(url: string | undefined): string | undefined {
   return url?.replace(/\/(verifyEmail|resetPassword)\/([^/.?]*)\.[^/?]*/g, '/$1/$2.[redacted]');
 }
 
-/** The express application of the api role: `/1.1/*`, the emailed pages, health. */
+/** The express application of the api role: `/1.1/*`, the emailed pages, health and metrics. */
 export function createHttpApp(deps: HttpAppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
@@ -37,7 +40,11 @@ export function createHttpApp(deps: HttpAppDeps): Express {
       serializers: { req: (req: { url?: string }) => ({ ...req, url: maskLinkTokens(req.url) }) },
     }),
   );
+  app.use(requestMetrics(deps.metrics));
   app.use(healthRoutes(deps.health));
+  app.get('/metrics', async (_req, res) => {
+    res.type(deps.metrics.contentType).send(await deps.metrics.text());
+  });
   app.use('/1.1', pageRoutes(deps.accounts, deps.apps));
   app.use(
     '/1.1',

@@ -7,6 +7,7 @@ import type { HeraldConfig } from '../config/schema.ts';
 import { BackgroundTasks } from '../core/background-tasks.ts';
 import { systemClock, type Clock } from '../core/clock.ts';
 import type { Logger } from '../core/logger.ts';
+import { Metrics } from '../core/metrics.ts';
 import type { Coordination } from '../core/ports/coordination.ts';
 import type { Store } from '../core/ports/object-store.ts';
 import { MemoryCoordination } from '../coord/memory/memory-coordination.ts';
@@ -22,6 +23,7 @@ export interface Runtime {
   coord: Coordination;
   apps: AppRegistry;
   accounts: AccountDeps;
+  metrics: Metrics;
   /** Waits for background work, then closes adapters; safe to call twice. */
   close(): Promise<void>;
 }
@@ -57,5 +59,5 @@ export function createRuntime(config: HeraldConfig, options: RuntimeOptions): Ru
     })();
     return closing;
   };
-  return { config, logger, store, coord, apps: new AppRegistry(appRuntimes), accounts, close };
+  return { config, logger, store, coord, apps: new AppRegistry(appRuntimes), accounts, metrics: new Metrics(), close };
 }

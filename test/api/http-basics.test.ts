@@ -51,3 +51,20 @@ describe('when the store is gone', () => {
     }
   });
 });
+
+describe('metrics', () => {
+  it('exposes request timings by route template and status, never by raw path', async () => {
+    const reg = await h.request('POST', '/1.1/users', { body: { username: 'metered', password: 'p' } });
+    await h.request('GET', `/1.1/users/${reg.body.objectId}`);
+    await h.request('GET', '/1.1/users/000000000000000000000000');
+    const res = await fetch(`${h.baseUrl}/metrics`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toContain('text/plain');
+    const text = await res.text();
+    expect(text).toMatch(/herald_http_request_duration_seconds_count\{method="POST",route="\/1\.1\/users",status="201"\} [1-9]/);
+    expect(text).toMatch(/herald_http_request_duration_seconds_count\{method="GET",route="\/1\.1\/users\/:objectId",status="200"\} [1-9]/);
+    expect(text).toMatch(/herald_http_request_duration_seconds_count\{method="GET",route="\/1\.1\/users\/:objectId",status="400"\} [1-9]/);
+    expect(text).not.toContain(reg.body.objectId);
+    expect(text).toContain('herald_process_cpu_seconds_total');
+  });
+});
