@@ -27,9 +27,9 @@ async function writableUser(deps: AccountDeps, caller: Caller, userId: string): 
  * links platforms and `authData.<platform>: {__op: Delete}` unlinks one.
  */
 export async function updateUserFields(deps: AccountDeps, caller: Caller, userId: string, body: unknown): Promise<AccountResult> {
+  const user = await writableUser(deps, caller, userId);
   const fields = requireObject(body);
   const input = readUserInput(fields, { master: caller.master });
-  const user = await writableUser(deps, caller, userId);
   const ops: FieldOp[] = [...input.ops];
   if (input.link !== undefined) ops.push(...linkOps(input.link));
   for (const platform of input.unlink) ops.push({ op: 'delete', path: [UserField.authData, platform] });
@@ -60,11 +60,11 @@ async function passwordOps(caller: Caller, password: string): Promise<FieldOp[]>
 
 /** PUT /1.1/users/<id>/updatePassword: needs the old password (210 when wrong). */
 export async function changePassword(deps: AccountDeps, caller: Caller, userId: string, body: unknown): Promise<AccountResult> {
+  const user = await writableUser(deps, caller, userId);
   const fields = requireObject(body);
   if (fields.old_password === undefined) fail(ErrorCode.passwordMissing, 'old_password is missing.');
   if (typeof fields.old_password !== 'string') fail(ErrorCode.invalidType, 'old_password must be a string');
   const newPassword = readPassword(fields.new_password);
-  const user = await writableUser(deps, caller, userId);
   if (!(await verifyPassword(user[UserField.hashedPassword], fields.old_password))) {
     fail(ErrorCode.passwordMismatch, 'The old password is wrong.');
   }
