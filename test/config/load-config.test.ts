@@ -47,6 +47,23 @@ describe('loadConfig', () => {
     expect(config.apps[1]?.settings.classPermissions._User).toEqual({ find: true, delete: true });
   });
 
+  it('reads a JSON file too, with environment variables overriding its top-level settings', () => {
+    const file = join(dir(), 'herald.json');
+    writeFileSync(file, JSON.stringify({ port: 4100, logLevel: 'warn', apps: [{ id: 'json-app', key: 'json-key-1', masterKey: 'json-master-1' }] }));
+    const { config } = loadConfig({ env: { HERALD_CONFIG: file, PORT: '4200' } });
+    expect(config.port).toBe(4200);
+    expect(config.logLevel).toBe('warn');
+    expect(config.apps.map((app) => app.id)).toEqual(['json-app']);
+    writeFileSync(file, '{"port": ');
+    expect(() => loadConfig({ env: { HERALD_CONFIG: file } })).toThrow(/HERALD_CONFIG: .* is not valid JSON/);
+  });
+
+  it('refuses single-app variables beside a file that declares apps', () => {
+    const file = join(dir(), 'herald.json');
+    writeFileSync(file, JSON.stringify({ apps: [{ id: 'json-app', key: 'json-key-1', masterKey: 'json-master-1' }] }));
+    expect(() => loadConfig({ env: { HERALD_CONFIG: file, HERALD_EMAIL_VERIFICATION: 'true' } })).toThrow(/HERALD_EMAIL_VERIFICATION/);
+  });
+
   it.each([
     ['a port that is not a number', { ...single, PORT: 'eighty' }, /PORT/],
     ['a port out of range', { ...single, PORT: '70000' }, /PORT/],
