@@ -1,3 +1,4 @@
+import { appDisplayName } from '../config/schema.ts';
 import { ErrorCode, fail } from '../core/errors.ts';
 import type { StoredObject } from '../core/ports/object-store.ts';
 import type { AccountDeps, AccountResult, AppRuntime, Caller } from './account-deps.ts';
@@ -24,7 +25,7 @@ export async function sendVerificationLink(deps: AccountDeps, app: AppRuntime, u
   const { token, secretHash } = newLinkToken(appId);
   await deps.store.putToken(appId, LinkKind.verifyEmail.token, secretHash, { userId: user.objectId, email }, deps.clock.now() + verifyLinkTtlMs);
   const message = verificationEmail({
-    appName: app.config.name ?? appId,
+    appName: appDisplayName(app.config),
     username: usernameOf(user),
     email,
     link: linkUrl(deps.publicUrl, 'verifyEmail', token),

@@ -1,6 +1,6 @@
 import type { Clock } from '../core/clock.ts';
 import { ErrorCode, HeraldError } from '../core/errors.ts';
-import type { Coordination } from '../core/ports/coordination.ts';
+import { appKey, type Coordination } from '../core/ports/coordination.ts';
 
 /** SPEC.md: more than 6 failures within 15 minutes lock the account. */
 export const maxFailures = 6;
@@ -26,14 +26,28 @@ export class LoginLock {
     this.clock = deps.clock;
   }
 
+  /**
+   * Checks one credential under the lock: 219 while locked (the credential is
+   * not even looked at), `rejection()` for a wrong one, which counts as a
+   * failure (219 instead when it locks the account), and a clean count on success.
+   */
+  async attempt(appId: string, subject: string, check: () => Promise<boolean>, rejection: () => HeraldError): Promise<void> {
+    await this.assertUnlocked(appId, subject);
+    if (!(await check())) {
+      if (await this.recordFailure(appId, subject)) throw lockedError();
+      throw rejection();
+    }
+    await this.clearFailures(appId, subject);
+  }
+
   /** Throws 219 while the account is locked. */
-  async assertUnlocked(appId: string, subject: string): Promise<void> {
+  private async assertUnlocked(appId: string, subject: string): Promise<void> {
     const until = await this.coord.get(lockKey(appId, subject));
     if (until !== null && Number(until) > this.clock.now()) throw lockedError();
   }
 
   /** Records a failure; answers true when this failure locked the account. */
-  async recordFailure(appId: string, subject: string): Promise<boolean> {
+  private async recordFailure(appId: string, subject: string): Promise<boolean> {
     const now = this.clock.now();
     const failures = await this.coord.recordEvent(failureKey(appId, subject), now, failureWindowMs);
     if (failures <= maxFailures) return false;
@@ -42,15 +56,15 @@ export class LoginLock {
   }
 
   /** A successful login starts the count again. */
-  async clearFailures(appId: string, subject: string): Promise<void> {
+  private async clearFailures(appId: string, subject: string): Promise<void> {
     await this.coord.delete(failureKey(appId, subject));
   }
 }
 
 function failureKey(appId: string, subject: string): string {
-  return `app:${appId}:login-failures:${subject}`;
+  return appKey(appId, 'login-failures', subject);
 }
 
 function lockKey(appId: string, subject: string): string {
-  return `app:${appId}:login-lock:${subject}`;
+  return appKey(appId, 'login-lock', subject);
 }

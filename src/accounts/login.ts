@@ -2,12 +2,12 @@ import { ErrorCode, HeraldError, fail } from '../core/errors.ts';
 import type { StoredObject } from '../core/ports/object-store.ts';
 import type { AccountDeps, AccountResult, Caller } from './account-deps.ts';
 import { checkEmail, checkMobilePhone, requireObject } from './field-rules.ts';
-import { LoginLock, lockedError } from './login-lock.ts';
+import { LoginLock } from './login-lock.ts';
 import { verifyPassword } from './passwords.ts';
-import { consumeSmsCode, readSmsCode } from './sms-codes.ts';
+import { consumeSmsCode, readSmsCode, wrongSmsCode } from './sms-codes.ts';
 import { UserField, userClass } from './user-fields.ts';
 import { readPassword } from './user-input.ts';
-import { updateUser } from './user-records.ts';
+import { markPhoneVerified } from './user-records.ts';
 import { viewUser } from './user-view.ts';
 
 type Identifier = { field: 'username' | 'email' | 'mobilePhoneNumber'; value: string };
@@ -26,18 +26,12 @@ export async function login(deps: AccountDeps, caller: Caller, body: unknown): P
   const user = await deps.store.findByUnique(appId, userClass, identifier);
   if (!user) throw notFound(identifier);
 
-  const lock = new LoginLock(deps);
-  await lock.assertUnlocked(appId, user.objectId);
-  const accepted = usesSmsCode
-    ? await consumeSmsCode(deps, appId, identifier.value, secret)
-    : await verifyPassword(user[UserField.hashedPassword], secret);
-  if (!accepted) {
-    if (await lock.recordFailure(appId, user.objectId)) throw lockedError();
-    throw usesSmsCode
-      ? new HeraldError(ErrorCode.internal, 'The SMS code is wrong or has expired.')
-      : new HeraldError(ErrorCode.passwordMismatch, 'The username and password do not match.');
-  }
-  await lock.clearFailures(appId, user.objectId);
+  await new LoginLock(deps).attempt(
+    appId,
+    user.objectId,
+    () => (usesSmsCode ? consumeSmsCode(deps, appId, identifier.value, secret) : verifyPassword(user[UserField.hashedPassword], secret)),
+    () => (usesSmsCode ? wrongSmsCode() : new HeraldError(ErrorCode.passwordMismatch, 'The username and password do not match.')),
+  );
   checkVerified(caller, user);
   const current = usesSmsCode ? await markPhoneVerified(deps, appId, user) : user;
   return { status: 200, body: viewUser(current, { self: true, master: caller.master }) };
@@ -68,9 +62,4 @@ function checkVerified(caller: Caller, user: StoredObject): void {
   if (typeof user[UserField.email] === 'string' && user[UserField.emailVerified] !== true) {
     fail(ErrorCode.emailNotVerified, 'The email address is not verified.');
   }
-}
-
-async function markPhoneVerified(deps: AccountDeps, appId: string, user: StoredObject): Promise<StoredObject> {
-  if (user[UserField.mobilePhoneVerified] === true) return user;
-  return updateUser(deps, appId, user.objectId, [{ op: 'set', path: [UserField.mobilePhoneVerified], value: true }]);
 }

@@ -1,3 +1,4 @@
+import { appDisplayName } from '../config/schema.ts';
 import type { StoredObject } from '../core/ports/object-store.ts';
 import type { AccountDeps, AccountResult, AppRuntime, Caller } from './account-deps.ts';
 import { LinkKind, linkUrl, newLinkToken } from './account-links.ts';
@@ -21,7 +22,7 @@ export async function requestPasswordReset(deps: AccountDeps, caller: Caller, bo
   const { token, secretHash } = newLinkToken(appId);
   await deps.store.putToken(appId, LinkKind.resetPassword.token, secretHash, { userId: user.objectId, email }, deps.clock.now() + ttlSeconds * 1000);
   const message = passwordResetEmail({
-    appName: app.config.name ?? appId,
+    appName: appDisplayName(app.config),
     username: usernameOf(user),
     link: linkUrl(deps.publicUrl, 'resetPassword', token),
     ttlMinutes: Math.round(ttlSeconds / 60),

@@ -1,13 +1,13 @@
-import { ErrorCode, HeraldError, fail } from '../core/errors.ts';
+import { ErrorCode, fail } from '../core/errors.ts';
 import type { AccountDeps, AccountResult, Caller } from './account-deps.ts';
 import { checkMobilePhone, requireObject } from './field-rules.ts';
-import { LoginLock, lockedError } from './login-lock.ts';
+import { LoginLock } from './login-lock.ts';
 import { createUser } from './new-user.ts';
 import { hashPassword } from './passwords.ts';
-import { consumeSmsCode, readSmsCode } from './sms-codes.ts';
+import { consumeSmsCode, readSmsCode, wrongSmsCode } from './sms-codes.ts';
 import { UserField, userClass } from './user-fields.ts';
 import { readUserInput } from './user-input.ts';
-import { updateUser, userLocation } from './user-records.ts';
+import { markPhoneVerified, userLocation } from './user-records.ts';
 import { viewUser } from './user-view.ts';
 
 /**
@@ -25,21 +25,13 @@ export async function signUpOrLogInByPhone(deps: AccountDeps, caller: Caller, bo
   if (input.link !== undefined || input.unlink.length > 0) fail(ErrorCode.invalidFieldName, 'authData cannot be set here');
 
   const appId = caller.app.config.id;
-  const lock = new LoginLock(deps);
   const existing = await deps.store.findByUnique(appId, userClass, { field: UserField.mobilePhoneNumber, value: number });
   // Failures count against the user once one exists, else against the number.
   const subject = existing ? existing.objectId : `phone:${number}`;
-  await lock.assertUnlocked(appId, subject);
-  if (!(await consumeSmsCode(deps, appId, number, code))) {
-    if (await lock.recordFailure(appId, subject)) throw lockedError();
-    throw new HeraldError(ErrorCode.internal, 'The SMS code is wrong or has expired.');
-  }
-  await lock.clearFailures(appId, subject);
+  await new LoginLock(deps).attempt(appId, subject, () => consumeSmsCode(deps, appId, number, code), wrongSmsCode);
 
   if (existing) {
-    const user = existing[UserField.mobilePhoneVerified] === true
-      ? existing
-      : await updateUser(deps, appId, existing.objectId, [{ op: 'set', path: [UserField.mobilePhoneVerified], value: true }]);
+    const user = await markPhoneVerified(deps, appId, existing);
     return { status: 200, body: viewUser(user, { self: true, master: caller.master }) };
   }
   const hashedPassword = input.password === undefined ? undefined : await hashPassword(input.password);

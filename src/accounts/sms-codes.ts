@@ -1,5 +1,7 @@
 import { randomInt } from 'node:crypto';
+import { appDisplayName } from '../config/schema.ts';
 import { ErrorCode, HeraldError, fail } from '../core/errors.ts';
+import { appKey } from '../core/ports/coordination.ts';
 import type { AccountDeps, AccountResult, Caller } from './account-deps.ts';
 import { checkMobilePhone, requireObject } from './field-rules.ts';
 
@@ -17,8 +19,7 @@ export async function requestSmsCode(deps: AccountDeps, caller: Caller, body: un
   if (!allowed) throw new HeraldError(ErrorCode.tooManyRequests, 'An SMS code was sent to this number less than a minute ago; try again later.');
   const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
   await deps.coord.set(codeKey(appId, number), code, smsCodeTtlMs);
-  const appName = caller.app.config.name ?? appId;
-  const text = `Your ${appName} verification code is ${code}. It is valid for 10 minutes.`;
+  const text = `Your ${appDisplayName(caller.app.config)} verification code is ${code}. It is valid for 10 minutes.`;
   try {
     await caller.app.sms.send({ to: number, code, text });
   } catch (error) {
@@ -28,6 +29,11 @@ export async function requestSmsCode(deps: AccountDeps, caller: Caller, body: un
     throw error;
   }
   return { status: 200, body: {} };
+}
+
+/** A wrong or expired code; SPEC-NOTES has no code of its own for it. */
+export function wrongSmsCode(): HeraldError {
+  return new HeraldError(ErrorCode.internal, 'The SMS code is wrong or has expired.');
 }
 
 export function readSmsCode(value: unknown): string {
@@ -47,9 +53,9 @@ export async function consumeSmsCode(deps: AccountDeps, appId: string, number: s
 }
 
 function sentKey(appId: string, number: string): string {
-  return `app:${appId}:sms-sent:${number}`;
+  return appKey(appId, 'sms-sent', number);
 }
 
 function codeKey(appId: string, number: string): string {
-  return `app:${appId}:sms-code:${number}`;
+  return appKey(appId, 'sms-code', number);
 }

@@ -101,6 +101,11 @@ export type AppSettings = z.output<typeof appSettingsSchema>;
 export type AppConfig = z.output<typeof appSchema>;
 export type SmtpConfig = z.output<typeof smtpSchema>;
 
+/** The name people see in mails and pages: the app's name, else its id. */
+export function appDisplayName(app: Pick<AppConfig, 'id' | 'name'>): string {
+  return app.name ?? app.id;
+}
+
 export interface HeraldConfig extends Omit<z.output<typeof configSchema>, 'publicUrl'> {
   publicUrl: string;
 }

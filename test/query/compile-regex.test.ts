@@ -3,6 +3,7 @@ import { ErrorCode, HeraldError } from '../../src/core/errors.ts';
 import { compileRegex } from '../../src/query/compile-regex.ts';
 import { matches } from '../../src/query/match.ts';
 import { parseWhere } from '../../src/query/parse-query.ts';
+import { captureError } from '../support/capture-error.ts';
 
 const length = 50_000;
 
@@ -76,12 +77,3 @@ describe('compileRegex', () => {
     expect(compileRegex('name', '^\\\\1$', '').test('\\1')).toBe(true);
   });
 });
-
-function captureError(run: () => unknown): unknown {
-  try {
-    run();
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected an error');
-}

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ErrorCode, HeraldError } from '../../src/core/errors.ts';
 import { maxRegexLength, parseQuery, parseWhere } from '../../src/query/parse-query.ts';
 import type { Condition, Query } from '../../src/query/query.ts';
+import { captureError } from '../support/capture-error.ts';
 
 const where = (value: unknown): Record<string, string> => ({ where: JSON.stringify(value) });
 
@@ -158,13 +159,4 @@ function nestedOr(depth: number): Record<string, unknown> {
   let condition: Record<string, unknown> = { a: 1 };
   for (let level = 0; level < depth; level += 1) condition = { $or: [condition] };
   return condition;
-}
-
-function captureError(run: () => unknown): unknown {
-  try {
-    run();
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected an error');
 }

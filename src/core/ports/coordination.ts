@@ -1,3 +1,8 @@
+/** A coordination key in the namespace of one app: `app:<appId>:<part>:<part>…`. */
+export function appKey(appId: string, ...parts: string[]): string {
+  return ['app', appId, ...parts].join(':');
+}
+
 /**
  * Short-lived shared state between API nodes: counters, flags and codes with
  * expiry. Keys are namespaced per app by the caller.
