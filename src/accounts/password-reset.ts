@@ -1,5 +1,6 @@
 import { appDisplayName } from '../config/schema.ts';
-import type { StoredObject } from '../core/ports/object-store.ts';
+import { isoTime } from '../core/clock.ts';
+import type { FieldOp, StoredObject } from '../core/ports/object-store.ts';
 import type { AccountDeps, AccountResult, AppRuntime, Caller } from './account-deps.ts';
 import { LinkKind, linkUrl, newLinkToken } from './account-links.ts';
 import { userForEmailRequest } from './email-verification.ts';
@@ -8,7 +9,6 @@ import { sendRequestedMail, throttleMail } from './mail-throttle.ts';
 import { hashPassword } from './passwords.ts';
 import { newSessionToken } from './sessions.ts';
 import { UserField, userClass } from './user-fields.ts';
-import { updateUser } from './user-records.ts';
 import { usernameOf } from './user-view.ts';
 
 /** POST /1.1/requestPasswordReset: mails a single-use link to a form that sets a new password. */
@@ -47,12 +47,12 @@ export async function resetPassword(deps: AccountDeps, app: AppRuntime, secretHa
   const hash = await hashPassword(password);
   const payload = await deps.store.takeToken(appId, LinkKind.resetPassword.token, secretHash, deps.clock.now());
   if (!payload?.userId) return false;
-  const user = await deps.store.get(appId, userClass, payload.userId);
-  if (!user) return false;
-  await updateUser(deps, appId, user.objectId, [
+  const ops: FieldOp[] = [
     { op: 'set', path: [UserField.hashedPassword], value: hash },
     { op: 'set', path: [UserField.sessionToken], value: newSessionToken() },
-  ]);
-  deps.logger.info({ app: appId, userId: user.objectId }, 'password reset through emailed link');
-  return true;
+  ];
+  // The user may have been deleted since the link was sent: then nothing is updated.
+  const updated = await deps.store.update(appId, userClass, payload.userId, ops, { updatedAt: isoTime(deps.clock.now()) });
+  if (updated) deps.logger.info({ app: appId, userId: updated.objectId }, 'password reset through emailed link');
+  return updated !== null;
 }

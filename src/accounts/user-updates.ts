@@ -14,7 +14,8 @@ import { viewUser } from './user-view.ts';
 /** Checks that an ordinary-key caller may write this user: its own session and an ACL that allows it. */
 async function writableUser(deps: AccountDeps, caller: Caller, userId: string): Promise<StoredObject> {
   const sessionUser = await requireSelfOrMaster(deps.store, caller, userId);
-  const user = await loadUser(deps, caller.app.config.id, userId);
+  // The session lookup already read the user when it is writing itself.
+  const user = sessionUser?.objectId === userId ? sessionUser : await loadUser(deps, caller.app.config.id, userId);
   if (!caller.master && !aclAllows(user[UserField.acl], sessionUser?.objectId ?? null, 'write')) {
     throw new HeraldError(ErrorCode.forbidden, 'The ACL of this user does not allow the write.', { status: 403 });
   }

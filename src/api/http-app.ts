@@ -2,6 +2,7 @@ import cors from 'cors';
 import express, { type Express } from 'express';
 import { pinoHttp } from 'pino-http';
 import type { AccountDeps } from '../accounts/account-deps.ts';
+import { LinkKind } from '../accounts/account-links.ts';
 import type { Logger } from '../core/logger.ts';
 import type { Metrics } from '../core/metrics.ts';
 import type { AppRegistry } from './app-registry.ts';
@@ -22,9 +23,12 @@ export interface HttpAppDeps {
   metrics: Metrics;
 }
 
+const linkPaths = Object.values(LinkKind).map((kind) => kind.path).join('|');
+const linkTokenPattern = new RegExp(`/(${linkPaths})/([^/.?]*)\\.[^/?]*`, 'g');
+
 /** Emailed links carry one-time secrets in their path; logs keep only the app part. */
 export function maskLinkTokens(url: string | undefined): string | undefined {
-  return url?.replace(/\/(verifyEmail|resetPassword)\/([^/.?]*)\.[^/?]*/g, '/$1/$2.[redacted]');
+  return url?.replace(linkTokenPattern, '/$1/$2.[redacted]');
 }
 
 /** The express application of the api role: `/1.1/*`, the emailed pages, health and metrics. */

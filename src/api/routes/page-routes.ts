@@ -9,6 +9,7 @@ import { renderResetDone } from '../pages/reset-done-page.ts';
 import { defaultResetPasswordMinLength, renderResetForm } from '../pages/reset-form-page.ts';
 import { renderResetInvalid } from '../pages/reset-invalid-page.ts';
 import { renderVerifyResultPage } from '../pages/verify-result-page.ts';
+import { appDisplayName } from '../../config/schema.ts';
 import type { AppRegistry } from '../app-registry.ts';
 
 function sendPage(res: Response, status: number, html: string): void {
@@ -23,38 +24,36 @@ export function pageRoutes(deps: AccountDeps, apps: AppRegistry): Router {
   const router = Router();
   const form = express.urlencoded({ extended: false, limit: 16 * 1024 });
 
+  /** The app and secret a link token names, and the app name its pages show (also for broken links). */
   const resolve = (token: string) => {
     const parsed = parseLinkToken(token);
     const app = parsed ? apps.get(parsed.appId) : undefined;
-    return parsed && app ? { app, secretHash: parsed.secretHash } : null;
+    const link = parsed && app ? { app, secretHash: parsed.secretHash } : null;
+    return { link, appName: app ? appDisplayName(app.config) : 'Herald' };
   };
 
   router.get('/verifyEmail/:token', async (req, res) => {
-    const link = resolve(req.params.token);
-    const appName = link ? (link.app.config.name ?? link.app.config.id) : 'Herald';
+    const { link, appName } = resolve(req.params.token);
     const outcome = link ? await verifyEmail(deps, link.app.config.id, link.secretHash) : { ok: false as const };
     if (outcome.ok) sendPage(res, 200, renderVerifyResultPage({ ok: true, appName, email: outcome.email }));
     else sendPage(res, 400, renderVerifyResultPage({ ok: false, appName }));
   });
 
   router.get('/resetPassword/:token', async (req, res) => {
-    const link = resolve(req.params.token);
+    const { link, appName } = resolve(req.params.token);
     const user = link ? await userForResetLink(deps, link.app, link.secretHash) : null;
-    if (!link || !user) return sendPage(res, 400, renderResetInvalid({ appName: link?.app.config.name ?? link?.app.config.id ?? 'Herald' }));
-    const appName = link.app.config.name ?? link.app.config.id;
+    if (!link || !user) return sendPage(res, 400, renderResetInvalid({ appName }));
     sendPage(res, 200, renderResetForm({ appName, username: usernameOf(user), actionUrl: req.originalUrl }));
   });
 
   router.post('/resetPassword/:token', form, async (req, res) => {
-    const link = resolve(req.params.token);
+    const { link, appName } = resolve(req.params.token);
     const user = link ? await userForResetLink(deps, link.app, link.secretHash) : null;
-    if (!link || !user) return sendPage(res, 400, renderResetInvalid({ appName: link?.app.config.name ?? link?.app.config.id ?? 'Herald' }));
-    const appName = link.app.config.name ?? link.app.config.id;
+    if (!link || !user) return sendPage(res, 400, renderResetInvalid({ appName }));
     const fields = (req.body ?? {}) as Record<string, unknown>;
     const password = typeof fields.password === 'string' ? fields.password : '';
     const confirm = typeof fields.confirm === 'string' ? fields.confirm : '';
-    const username = usernameOf(user);
-    const again = (error: string) => sendPage(res, 400, renderResetForm({ appName, username, actionUrl: req.originalUrl, error }));
+    const again = (error: string) => sendPage(res, 400, renderResetForm({ appName, username: usernameOf(user), actionUrl: req.originalUrl, error }));
     if (password.length < defaultResetPasswordMinLength) return again(`Use at least ${defaultResetPasswordMinLength} characters.`);
     if (password.length > 1024) return again('The password is too long.');
     if (password !== confirm) return again('The two passwords do not match.');
