@@ -115,6 +115,13 @@ function convert(name: string, type: string, text: string): unknown {
     }
     case 'smtp-url':
       return parseSmtpUrl(name, text);
+    case 'list':
+      return text
+        .split(',')
+        .map((item) => item.trim())
+        .filter((item) => item !== '');
+    case 'replication':
+      return parseReplication(name, text);
     default:
       return text;
   }
@@ -135,6 +142,18 @@ function parseSmtpUrl(name: string, text: string): Json {
   return smtp;
 }
 
+/** `3` for SimpleStrategy, or `dc1:3,dc2:2` for per-datacenter factors. */
+function parseReplication(name: string, text: string): number | Record<string, number> {
+  if (/^\d+$/.test(text)) return Number(text);
+  const factors: Record<string, number> = {};
+  for (const part of text.split(',')) {
+    const match = /^\s*([^:\s]+)\s*:\s*(\d+)\s*$/.exec(part);
+    if (!match?.[1] || !match[2]) throw new ConfigError(`${name}: expected a factor such as 3, or dc1:3,dc2:3`);
+    factors[match[1]] = Number(match[2]);
+  }
+  return factors;
+}
+
 function setPath(target: Json, path: readonly string[], value: unknown): void {
   let node = target;
   path.slice(0, -1).forEach((key) => {
@@ -152,13 +171,15 @@ function describeIssue(issue: z.core.$ZodIssue | undefined, origin: string): str
   return `Invalid configuration: ${where}: ${issue.message}`;
 }
 
+/** The variable whose path is the longest prefix of `path`, so `store.contactPoints.0` names its list variable. */
 function envNameFor(path: string[]): string | undefined {
-  const joined = path.join('.');
+  let best: { name: string; length: number } | undefined;
   for (const [name, spec] of Object.entries(envVariables)) {
     const specPath = spec.path[0] === 'app' ? ['apps', '0', ...spec.path.slice(1)] : [...spec.path];
-    if (specPath.join('.') === joined) return name;
+    const isPrefix = specPath.length <= path.length && specPath.every((part, index) => path[index] === part);
+    if (isPrefix && specPath.length > (best?.length ?? 0)) best = { name, length: specPath.length };
   }
-  return undefined;
+  return best?.name;
 }
 
 function deepFreeze<T>(value: T): T {

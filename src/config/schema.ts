@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { busSchema, coordinationSchema, storeSchema } from './backends-schema.ts';
 
 /** Rules for queries and deletes on a built-in class by ordinary-key callers. */
 function classPermissionsSchema(defaults: { find: boolean; delete: boolean }) {
@@ -84,7 +85,9 @@ export const configSchema = z
     dataDir: z.string().min(1).default(defaultDataDir),
     logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     bodyLimitBytes: z.number().int().min(1024).max(64 * 1024 * 1024).default(1024 * 1024),
-    store: z.object({ kind: z.literal('sqlite').default('sqlite') }).strict().default({ kind: 'sqlite' }),
+    store: storeSchema,
+    coordination: coordinationSchema,
+    bus: busSchema,
     apps: z.array(appSchema).default([]),
   })
   .strict()
@@ -123,6 +126,17 @@ export const envVariables = {
   HERALD_DATA_DIR: { path: ['dataDir'], type: 'string', help: 'folder of the embedded store, outbox and development keys' },
   HERALD_LOG_LEVEL: { path: ['logLevel'], type: 'string', help: 'pino log level' },
   HERALD_BODY_LIMIT: { path: ['bodyLimitBytes'], type: 'int', help: 'largest accepted request body in bytes' },
+  HERALD_STORE: { path: ['store', 'kind'], type: 'string', help: 'sqlite (embedded default) or cassandra' },
+  HERALD_CASSANDRA_CONTACT_POINTS: { path: ['store', 'contactPoints'], type: 'list', help: 'Cassandra nodes, host:port, comma-separated' },
+  HERALD_CASSANDRA_LOCAL_DC: { path: ['store', 'localDataCenter'], type: 'string', help: 'datacenter the driver treats as local' },
+  HERALD_CASSANDRA_KEYSPACE: { path: ['store', 'keyspace'], type: 'string', help: 'keyspace, created by the migrations' },
+  HERALD_CASSANDRA_REPLICATION: { path: ['store', 'replication'], type: 'replication', help: 'replication factor, or dc1:3,dc2:3 per datacenter' },
+  HERALD_CASSANDRA_USERNAME: { path: ['store', 'username'], type: 'string', help: 'Cassandra user (password authenticator)' },
+  HERALD_CASSANDRA_PASSWORD: { path: ['store', 'password'], type: 'string', help: 'Cassandra password' },
+  HERALD_COORDINATION: { path: ['coordination', 'kind'], type: 'string', help: 'memory (embedded default) or redis' },
+  HERALD_REDIS_URL: { path: ['coordination', 'url'], type: 'string', help: 'redis[s]://[:password@]host:port[/db]; selects Redis' },
+  HERALD_BUS: { path: ['bus', 'kind'], type: 'string', help: 'memory (embedded default) or kafka' },
+  HERALD_KAFKA_BROKERS: { path: ['bus', 'brokers'], type: 'list', help: 'Kafka brokers, host:port, comma-separated; selects Kafka' },
   HERALD_APP_ID: { path: ['app', 'id'], type: 'string', help: 'id of the single app' },
   HERALD_APP_KEY: { path: ['app', 'key'], type: 'string', help: 'app key of the single app' },
   HERALD_MASTER_KEY: { path: ['app', 'masterKey'], type: 'string', help: 'master key of the single app' },
@@ -134,6 +148,6 @@ export const envVariables = {
   HERALD_MAIL_FROM: { path: ['app', 'mail', 'from'], type: 'string', help: 'sender address of account emails' },
   HERALD_SMTP_URL: { path: ['app', 'mail', 'smtp'], type: 'smtp-url', help: 'smtp[s]://user:pass@host:port; unset writes mail to the outbox' },
   HERALD_SMS_WEBHOOK_URL: { path: ['app', 'sms', 'webhookUrl'], type: 'string', help: 'URL that sends SMS codes; unset writes them to the outbox' },
-} as const satisfies Record<string, { path: readonly string[]; type: 'int' | 'string' | 'bool' | 'smtp-url'; help: string }>;
+} as const satisfies Record<string, { path: readonly string[]; type: 'int' | 'string' | 'bool' | 'smtp-url' | 'list' | 'replication'; help: string }>;
 
 export type EnvName = keyof typeof envVariables;

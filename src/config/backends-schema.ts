@@ -1,0 +1,90 @@
+import { z } from 'zod';
+
+/**
+ * Where state lives: the embedded default (SQLite, in-memory coordination,
+ * in-process bus) or the distributed services (Cassandra, Redis, Kafka).
+ * A backend's kind may be left out when its connection setting is given:
+ * `HERALD_REDIS_URL` alone selects Redis.
+ */
+
+const hostPort = z.string().regex(/^[^\s:,]+(:\d{1,5})?$/, 'expected host or host:port');
+
+/** A keyspace replication: a factor (SimpleStrategy) or per-datacenter factors (NetworkTopologyStrategy). */
+const replicationSchema = z.union([
+  z.number().int().min(1).max(15),
+  z.record(z.string().min(1), z.number().int().min(1).max(15)).refine((dcs) => Object.keys(dcs).length > 0, 'name at least one datacenter'),
+]);
+
+export const storeSchema = z.preprocess(
+  (raw) => withInferredKind(raw, 'contactPoints', 'cassandra'),
+  z
+    .object({
+      kind: z.enum(['sqlite', 'cassandra']).default('sqlite'),
+      contactPoints: z.array(hostPort).min(1).optional().describe('Cassandra nodes, host:port'),
+      localDataCenter: z.string().min(1).default('datacenter1'),
+      keyspace: z
+        .string()
+        .regex(/^[a-z][a-z0-9_]{0,47}$/, 'lower-case letters, digits and _, starting with a letter')
+        .default('herald'),
+      replication: replicationSchema.default(1).describe('replication factor, or factors per datacenter'),
+      username: z.string().min(1).optional(),
+      password: z.string().min(1).optional(),
+      requestTimeoutMs: z.number().int().min(100).max(120_000).default(5000),
+    })
+    .strict()
+    .superRefine((store, ctx) => {
+      if (store.kind === 'cassandra' && store.contactPoints === undefined) {
+        ctx.addIssue({ code: 'custom', message: 'required when the store is cassandra', path: ['contactPoints'] });
+      }
+    }),
+);
+
+export const coordinationSchema = z.preprocess(
+  (raw) => withInferredKind(raw, 'url', 'redis'),
+  z
+    .object({
+      kind: z.enum(['memory', 'redis']).default('memory'),
+      url: z
+        .url()
+        .refine((url) => /^rediss?:\/\//.test(url), 'expected redis:// or rediss://')
+        .optional(),
+      keyPrefix: z.string().max(64).default('herald:').describe('prefix of every Redis key Herald writes'),
+    })
+    .strict()
+    .superRefine((coord, ctx) => {
+      if (coord.kind === 'redis' && coord.url === undefined) {
+        ctx.addIssue({ code: 'custom', message: 'required when coordination is redis', path: ['url'] });
+      }
+    }),
+);
+
+export const busSchema = z.preprocess(
+  (raw) => withInferredKind(raw, 'brokers', 'kafka'),
+  z
+    .object({
+      kind: z.enum(['memory', 'kafka']).default('memory'),
+      brokers: z.array(hostPort).min(1).optional().describe('Kafka bootstrap brokers, host:port'),
+      clientId: z.string().min(1).default('herald'),
+      topicPrefix: z
+        .string()
+        .regex(/^[A-Za-z0-9._-]{0,64}$/, 'letters, digits, ., _ and -')
+        .default(''),
+    })
+    .strict()
+    .superRefine((bus, ctx) => {
+      if (bus.kind === 'kafka' && bus.brokers === undefined) {
+        ctx.addIssue({ code: 'custom', message: 'required when the bus is kafka', path: ['brokers'] });
+      }
+    }),
+);
+
+export type StoreConfig = z.output<typeof storeSchema>;
+export type CoordinationConfig = z.output<typeof coordinationSchema>;
+export type BusConfig = z.output<typeof busSchema>;
+
+function withInferredKind(raw: unknown, connectionKey: string, kind: string): unknown {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return raw ?? {};
+  const object = raw as Record<string, unknown>;
+  if (object.kind === undefined && object[connectionKey] !== undefined) return { ...object, kind };
+  return raw;
+}
