@@ -1,0 +1,29 @@
+import type { ProcessSpec } from './managed-process.ts';
+
+export const serviceNames = ['cassandra', 'kafka', 'redis'] as const;
+export type ServiceName = (typeof serviceNames)[number];
+
+export function isServiceName(name: string): name is ServiceName {
+  return (serviceNames as readonly string[]).includes(name);
+}
+
+/** Progress lines for people watching `up` and `down`. */
+export type Report = (line: string) => void;
+
+/**
+ * What each local service tells the supervisor, which does the rest
+ * (pidfiles, port checks, waiting, stopping) the same way for all of them.
+ */
+export interface LocalService {
+  readonly name: ServiceName;
+  /** This service's own folder: artifacts, config, data, log and pidfile. */
+  readonly dir: string;
+  /** The loopback ports it listens on; `up` refuses to start while another process holds one. */
+  readonly ports: readonly number[];
+  /** Fetches what is missing and (re)writes the config; cheap when everything is in place. */
+  provision(report: Report): Promise<void>;
+  /** The command line that runs it in the foreground. */
+  command(): ProcessSpec;
+  /** Resolves with a one-line description once it answers a real request; rejects until then. */
+  isReady(): Promise<string>;
+}

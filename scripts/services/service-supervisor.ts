@@ -1,0 +1,174 @@
+import { setTimeout as delay } from 'node:timers/promises';
+import type { LocalService, Report, ServiceName } from './local-service.ts';
+import { ManagedProcess, type StartedProcess } from './managed-process.ts';
+import { describePortHolder, isPortFree } from './port-check.ts';
+import { SerialQueue } from './serial-queue.ts';
+import { ServiceError } from './service-error.ts';
+
+export interface SupervisorOptions {
+  readonly host: string;
+  readonly readyTimeoutMs: number;
+  readonly stopGraceMs: number;
+  readonly report: Report;
+}
+
+/** What `up` did for one service. */
+export interface UpResult {
+  readonly name: ServiceName;
+  readonly pid: number;
+  /** `started` now, or found `running` (and ready) from an earlier `up`. */
+  readonly outcome: 'started' | 'running';
+  /** The readiness answer, e.g. "Redis 7.0.15 on 127.0.0.1:16379". */
+  readonly detail: string;
+  readonly seconds: number;
+}
+
+export interface ServiceStatus {
+  readonly name: ServiceName;
+  readonly state: 'ready' | 'not-ready' | 'stopped';
+  readonly pid: number | undefined;
+  readonly detail: string;
+}
+
+const pollIntervalMs = 500;
+
+/**
+ * Starts, checks and stops local services the same way for each: a pidfile
+ * and command line per process, a port check before starting, and a wait
+ * for a real answer, never a fixed sleep.
+ */
+export class ServiceSupervisor {
+  private readonly options: SupervisorOptions;
+  // Two concurrent `mvn` runs on one local repository can corrupt it.
+  private readonly provisioning = new SerialQueue();
+
+  constructor(options: SupervisorOptions) {
+    this.options = options;
+  }
+
+  /**
+   * Brings `service` up and resolves once it answers. A process of ours that
+   * already answers is left alone; one still starting is waited for.
+   */
+  async up(service: LocalService): Promise<UpResult> {
+    const began = Date.now();
+    const managed = processOf(service);
+    const result = (pid: number, outcome: UpResult['outcome'], detail: string): UpResult => ({
+      name: service.name,
+      pid,
+      outcome,
+      detail,
+      seconds: (Date.now() - began) / 1000,
+    });
+
+    const running = await managed.runningPid();
+    if (running !== undefined) {
+      const detail = await service.isReady().catch(() => undefined);
+      if (detail !== undefined) return result(running, 'running', detail);
+      this.report(service, `pid ${running} is running but does not answer yet; waiting`);
+      return result(running, 'running', await this.waitUntilReady(service, managed, running));
+    }
+
+    await this.ensurePortsFree(service);
+    await this.provisioning.run(() => service.provision((line) => this.report(service, line)));
+    const command = service.command();
+    let started: StartedProcess;
+    try {
+      started = await managed.start(command);
+    } catch (error) {
+      const missing = (error as NodeJS.ErrnoException).code === 'ENOENT' ? ' (not found; install it or fix PATH or JAVA_HOME)' : '';
+      throw new ServiceError(service.name, `cannot run ${command.command}${missing}: ${(error as Error).message}`, { cause: error });
+    }
+    this.report(service, `started pid ${started.pid}; waiting for it to answer (log: ${managed.logFile})`);
+    return result(started.pid, 'started', await this.waitUntilReady(service, managed, started.pid, started));
+  }
+
+  /** Stops the process `up` started for `service`, if it runs. Returns its pid. */
+  async down(service: LocalService): Promise<number | undefined> {
+    const managed = processOf(service);
+    try {
+      return await managed.stop(this.options.stopGraceMs);
+    } catch (error) {
+      throw await ServiceError.withLogTail(service.name, `cannot stop: ${(error as Error).message}`, managed.logFile, { cause: error });
+    }
+  }
+
+  async status(service: LocalService): Promise<ServiceStatus> {
+    const pid = await processOf(service).runningPid();
+    if (pid !== undefined) {
+      return service.isReady().then(
+        (detail) => ({ name: service.name, state: 'ready', pid, detail }),
+        (error: unknown) => ({ name: service.name, state: 'not-ready', pid, detail: `does not answer: ${messageOf(error)}` }),
+      );
+    }
+    const busy = await this.busyPorts(service);
+    const detail = busy.length > 0 ? `stopped, but ${busy.join('; ')}` : 'stopped';
+    return { name: service.name, state: 'stopped', pid: undefined, detail };
+  }
+
+  private async waitUntilReady(service: LocalService, managed: ManagedProcess, pid: number, started?: StartedProcess): Promise<string> {
+    const deadline = Date.now() + this.options.readyTimeoutMs;
+    let exit: string | undefined;
+    void started?.exited.then((how) => (exit = how));
+    let lastError: unknown;
+    for (;;) {
+      try {
+        return await service.isReady();
+      } catch (error) {
+        lastError = error;
+      }
+      if (exit !== undefined || (await managed.runningPid()) !== pid) {
+        throw await ServiceError.withLogTail(service.name, `pid ${pid} ${exit ?? 'exited'} before it was ready`, managed.logFile);
+      }
+      if (Date.now() >= deadline) {
+        const waited = `pid ${pid} did not answer within ${this.options.readyTimeoutMs / 1000} s (last attempt: ${messageOf(lastError)})`;
+        // A process this call started is not left half-up; one found running belongs to whoever started it.
+        if (started) {
+          await managed.stop(this.options.stopGraceMs);
+          throw await ServiceError.withLogTail(service.name, `${waited}; stopped it`, managed.logFile);
+        }
+        throw await ServiceError.withLogTail(service.name, waited, managed.logFile);
+      }
+      await delay(pollIntervalMs);
+    }
+  }
+
+  private async ensurePortsFree(service: LocalService): Promise<void> {
+    const busy = await this.busyPorts(service);
+    if (busy.length > 0) {
+      throw new ServiceError(
+        service.name,
+        `${busy.join('; ')}, and it is not a ${service.name} started from ${service.dir}. ` +
+          'Stop that process, or move these services with HERALD_SERVICES_PORT_OFFSET or the HERALD_SERVICES_*_PORT variables.',
+      );
+    }
+  }
+
+  /** "127.0.0.1:19042, 127.0.0.1:17000 are in use by pid 42: java …", one entry per holder. */
+  private async busyPorts(service: LocalService): Promise<string[]> {
+    const byHolder = new Map<string, string[]>();
+    for (const port of service.ports) {
+      if (await isPortFree(this.options.host, port)) continue;
+      const holder = await describePortHolder(port);
+      byHolder.set(holder, [...(byHolder.get(holder) ?? []), `${this.options.host}:${port}`]);
+    }
+    return [...byHolder].map(([holder, addresses]) => `${addresses.join(', ')} ${addresses.length > 1 ? 'are' : 'is'} in use by ${holder}`);
+  }
+
+  private report(service: LocalService, line: string): void {
+    this.options.report(`${service.name}: ${line}`);
+  }
+}
+
+/** The log file of `service`'s process: its stdout and stderr. */
+export function logFileOf(service: LocalService): string {
+  return processOf(service).logFile;
+}
+
+function processOf(service: LocalService): ManagedProcess {
+  return new ManagedProcess({ name: service.name, dir: service.dir });
+}
+
+function messageOf(error: unknown): string {
+  return (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? '';
+}
