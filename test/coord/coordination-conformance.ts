@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { systemClock, type Clock } from '../../src/core/clock.ts';
-import type { Coordination } from '../../src/core/ports/coordination.ts';
+import { appKey, type Coordination } from '../../src/core/ports/coordination.ts';
 import { ManualClock } from '../support/manual-clock.ts';
 
 /** An adapter under test, with the time it expires keys by. */
@@ -102,6 +102,17 @@ export function describeCoordinationConformance(name: string, make: () => Promis
       await subject.advance(ttl + 10);
       expect(await coord.setIfAbsent(key('lease'), 'new', ttl)).toBe(true);
       expect(await coord.get(key('lease'))).toBe('new');
+    });
+
+    it('claims a push req_id once: a repeat within the TTL loses, one after it wins', async () => {
+      const reqId = appKey(prefix, 'push-req-id', 'campaign-42');
+      expect(await coord.setIfAbsent(reqId, 'push-1', ttl)).toBe(true);
+      await subject.advance(ttl / 3);
+      expect(await coord.setIfAbsent(reqId, 'push-2', ttl)).toBe(false);
+      expect(await coord.get(reqId)).toBe('push-1');
+      await subject.advance(ttl);
+      expect(await coord.setIfAbsent(reqId, 'push-3', ttl)).toBe(true);
+      expect(await coord.get(reqId)).toBe('push-3');
     });
 
     it('restarts the TTL when set overwrites a key', async () => {

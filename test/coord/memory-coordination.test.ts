@@ -1,13 +1,19 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { MemoryCoordination } from '../../src/coord/memory/memory-coordination.ts';
 import { ManualClock } from '../support/manual-clock.ts';
-import { describeCoordinationConformance, manualTime } from './coordination-conformance.ts';
+import { describeCoordinationConformance, manualTime, type CoordinationUnderTest } from './coordination-conformance.ts';
+import { describeLeaseConformance } from './lease-conformance.ts';
+import { describeTokenBucketConformance } from './token-bucket-conformance.ts';
 
-describeCoordinationConformance('MemoryCoordination', () => {
+function makeMemory(): Promise<CoordinationUnderTest> {
   const time = manualTime();
   const coord = new MemoryCoordination({ clock: time.clock });
   return Promise.resolve({ coord, ...time, cleanup: () => coord.close() });
-});
+}
+
+describeCoordinationConformance('MemoryCoordination', makeMemory);
+describeTokenBucketConformance('MemoryCoordination', makeMemory);
+describeLeaseConformance('MemoryCoordination', makeMemory);
 
 describe('MemoryCoordination housekeeping', () => {
   afterEach(() => {
@@ -20,13 +26,15 @@ describe('MemoryCoordination housekeeping', () => {
     return { coord: new MemoryCoordination({ clock, sweepIntervalMs: 1000 }), clock };
   }
 
-  it('purges expired keys on the sweep interval without any read', async () => {
+  it('purges expired keys, full buckets and lapsed leases on the sweep interval without any read', async () => {
     const { coord, clock } = setup();
     await coord.set('written-once', 'value', 100);
     await coord.recordEvent('counter', clock.now(), 100);
+    await coord.takeTokens('bucket', { ratePerSecond: 10, burst: 1, requested: 1, now: clock.now() });
+    await coord.acquireLease('leader', 100);
     await coord.set('long-lived', 'value', 60_000);
     clock.advance(500);
-    expect(coord.size).toBe(3);
+    expect(coord.size).toBe(5);
     vi.advanceTimersByTime(1000);
     expect(coord.size).toBe(1);
     expect(await coord.get('long-lived')).toBe('value');

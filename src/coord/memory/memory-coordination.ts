@@ -1,5 +1,10 @@
 import type { Clock } from '../../core/clock.ts';
 import type { Coordination } from '../../core/ports/coordination.ts';
+import type { Lease } from '../../core/ports/leases.ts';
+import type { TokenGrant, TokenRequest } from '../../core/ports/token-buckets.ts';
+import { checkLeaseName, checkTokenRequest, checkTtl } from '../coordination-arguments.ts';
+import { msUntilFull, takeFromBucket, type BucketState } from '../token-bucket.ts';
+import { MemoryLeases } from './memory-leases.ts';
 
 export interface MemoryCoordinationOptions {
   /** Time that TTLs are measured by. */
@@ -20,23 +25,31 @@ interface EventWindow {
   expiresAt: number;
 }
 
+interface Bucket extends BucketState {
+  /** When the bucket is full again and its state can go. */
+  expiresAt: number;
+}
+
 /**
  * The embedded `Coordination`: one process, plain maps. Expired keys read as
  * absent at once and are dropped on access or by a periodic sweep, so keys that
  * are written once and never read again do not accumulate.
  *
  * Every operation completes synchronously inside its promise, which is what makes
- * `setIfAbsent` and `take` atomic here.
+ * `setIfAbsent`, `take`, `takeTokens` and leases atomic here.
  */
 export class MemoryCoordination implements Coordination {
   readonly #clock: Clock;
   readonly #entries = new Map<string, Entry>();
   readonly #events = new Map<string, EventWindow>();
+  readonly #buckets = new Map<string, Bucket>();
+  readonly #leases: MemoryLeases;
   #sweeper: NodeJS.Timeout | null;
   #closed = false;
 
   constructor(options: MemoryCoordinationOptions) {
     this.#clock = options.clock;
+    this.#leases = new MemoryLeases(options.clock);
     this.#sweeper = setInterval(() => this.sweep(), options.sweepIntervalMs ?? 60_000);
     // The sweep is housekeeping; it must not keep the process alive on shutdown.
     this.#sweeper.unref();
@@ -44,7 +57,7 @@ export class MemoryCoordination implements Coordination {
 
   /** Keys held, expired ones not yet purged included; for metrics and tests. */
   get size(): number {
-    return this.#entries.size + this.#events.size;
+    return this.#entries.size + this.#events.size + this.#buckets.size + this.#leases.size;
   }
 
   setIfAbsent(key: string, value: string, ttlMs: number): Promise<boolean> {
@@ -79,6 +92,7 @@ export class MemoryCoordination implements Coordination {
     return this.#run(() => {
       this.#entries.delete(key);
       this.#events.delete(key);
+      this.#buckets.delete(key);
     });
   }
 
@@ -96,6 +110,25 @@ export class MemoryCoordination implements Coordination {
     });
   }
 
+  takeTokens(key: string, request: TokenRequest): Promise<TokenGrant> {
+    return this.#run(() => {
+      checkTokenRequest(request);
+      const { state, grant } = takeFromBucket(this.#liveBucket(key), request);
+      // Expiry runs on the adapter clock, as a Redis key's does on the server's.
+      this.#buckets.set(key, { ...state, expiresAt: this.#clock.now() + msUntilFull(state, request) });
+      return grant;
+    });
+  }
+
+  acquireLease(name: string, ttlMs: number): Promise<Lease | null> {
+    return this.#run(() => {
+      checkLeaseName(name);
+      checkTtl(ttlMs);
+      const holder = this.#leases.acquire(name, ttlMs);
+      return holder === null ? null : this.#lease(name, holder);
+    });
+  }
+
   ping(): Promise<void> {
     return this.#run(() => undefined);
   }
@@ -107,6 +140,8 @@ export class MemoryCoordination implements Coordination {
     this.#closed = true;
     this.#entries.clear();
     this.#events.clear();
+    this.#buckets.clear();
+    this.#leases.clear();
     return Promise.resolve();
   }
 
@@ -119,6 +154,29 @@ export class MemoryCoordination implements Coordination {
     for (const [key, window] of this.#events) {
       if (window.expiresAt <= now) this.#events.delete(key);
     }
+    for (const [key, bucket] of this.#buckets) {
+      if (bucket.expiresAt <= now) this.#buckets.delete(key);
+    }
+    this.#leases.sweep(now);
+  }
+
+  #lease(name: string, holder: string): Lease {
+    return {
+      name,
+      extend: (ttlMs) =>
+        this.#run(() => {
+          checkTtl(ttlMs);
+          return this.#leases.extend(name, holder, ttlMs);
+        }),
+      release: () => this.#run(() => this.#leases.release(name, holder)),
+    };
+  }
+
+  #liveBucket(key: string): BucketState | undefined {
+    const bucket = this.#buckets.get(key);
+    if (bucket === undefined || bucket.expiresAt > this.#clock.now()) return bucket;
+    this.#buckets.delete(key);
+    return undefined;
   }
 
   #live(key: string): Entry | undefined {
@@ -137,10 +195,6 @@ export class MemoryCoordination implements Coordination {
       return Promise.reject(error instanceof Error ? error : new Error(String(error)));
     }
   }
-}
-
-function checkTtl(ms: number): void {
-  if (!Number.isFinite(ms) || ms <= 0) throw new RangeError(`TTL and window must be positive milliseconds, got ${ms}`);
 }
 
 // Callers pass `now` from their own clock reads, so events usually arrive in

@@ -1,0 +1,23 @@
+import type { TokenRequest } from '../core/ports/token-buckets.ts';
+
+/**
+ * Argument checks shared by every coordination adapter, so that a bad call is
+ * refused the same way whichever backend runs. They throw `RangeError`, a
+ * programming error rather than an outage.
+ */
+
+export function checkTtl(ms: number): void {
+  if (!Number.isFinite(ms) || ms <= 0) throw new RangeError(`TTL and window must be positive milliseconds, got ${ms}`);
+}
+
+export function checkLeaseName(name: string): void {
+  if (name === '') throw new RangeError('a lease needs a name');
+}
+
+export function checkTokenRequest(request: TokenRequest): void {
+  const { ratePerSecond, burst, requested, now } = request;
+  if (!Number.isFinite(ratePerSecond) || ratePerSecond <= 0) throw new RangeError(`ratePerSecond must be positive, got ${ratePerSecond}`);
+  if (!Number.isSafeInteger(burst) || burst < 1) throw new RangeError(`burst must be a whole number of at least 1, got ${burst}`);
+  if (!Number.isSafeInteger(requested) || requested < 1) throw new RangeError(`requested must be a whole number of at least 1, got ${requested}`);
+  if (!Number.isFinite(now)) throw new RangeError(`now must be a time in milliseconds, got ${now}`);
+}

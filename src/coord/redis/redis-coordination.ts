@@ -1,0 +1,113 @@
+import { randomUUID } from 'node:crypto';
+import type { Coordination } from '../../core/ports/coordination.ts';
+import type { Lease } from '../../core/ports/leases.ts';
+import type { TokenGrant, TokenRequest } from '../../core/ports/token-buckets.ts';
+import { checkTokenRequest, checkTtl } from '../coordination-arguments.ts';
+import { RedisConnection } from './redis-connection.ts';
+import { compileRedisCoordinationOptions, type RedisCoordinationOptions } from './redis-coordination-options.ts';
+import { closedError, toCoordinationError } from './redis-errors.ts';
+import { RedisLeases } from './redis-leases.ts';
+import { RedisScripts } from './redis-scripts.ts';
+
+/**
+ * `Coordination` on Redis, shared by every node. Keys get the configured prefix
+ * (callers namespace them per app with `appKey`); multi-step operations are Lua
+ * scripts, leases are redlock locks. TTLs run on the server's clock; windows
+ * and buckets on the times callers pass.
+ *
+ * While Redis cannot be reached every call rejects promptly with
+ * `ServiceUnavailableError` (nothing is queued, every command has a timeout),
+ * and the client keeps reconnecting, so service resumes by itself.
+ */
+export class RedisCoordination implements Coordination {
+  readonly #connection: RedisConnection;
+  readonly #scripts: RedisScripts;
+  readonly #leases: RedisLeases;
+
+  /** Creates the adapter and waits until Redis is ready; see `connect()`. */
+  static async open(options: RedisCoordinationOptions): Promise<RedisCoordination> {
+    const coordination = new RedisCoordination(options);
+    try {
+      await coordination.connect();
+    } catch (error) {
+      await coordination.close();
+      throw error;
+    }
+    return coordination;
+  }
+
+  /** Sets the client up without connecting; call `connect()` (or use `open()`) before serving. */
+  constructor(options: RedisCoordinationOptions) {
+    this.#connection = new RedisConnection(compileRedisCoordinationOptions(options));
+    this.#scripts = new RedisScripts(this.#connection.client);
+    this.#leases = new RedisLeases(this.#connection.client, { run: (operation) => this.#run(operation) });
+  }
+
+  /**
+   * Connects and waits until Redis answers, retrying for at most
+   * `readyTimeoutMs`, then rejects with `RedisNotReadyError`, which names the
+   * address and the last connection error.
+   */
+  connect(): Promise<void> {
+    return this.#connection.waitUntilReady();
+  }
+
+  async setIfAbsent(key: string, value: string, ttlMs: number): Promise<boolean> {
+    checkTtl(ttlMs);
+    const reply = await this.#run(() => this.#client.set(key, value, 'PX', Math.ceil(ttlMs), 'NX'));
+    return reply === 'OK';
+  }
+
+  async set(key: string, value: string, ttlMs: number): Promise<void> {
+    checkTtl(ttlMs);
+    await this.#run(() => this.#client.set(key, value, 'PX', Math.ceil(ttlMs)));
+  }
+
+  get(key: string): Promise<string | null> {
+    return this.#run(() => this.#client.get(key));
+  }
+
+  take(key: string): Promise<string | null> {
+    return this.#run(() => this.#scripts.take(key));
+  }
+
+  async delete(key: string): Promise<void> {
+    await this.#run(() => this.#client.del(key));
+  }
+
+  async recordEvent(key: string, now: number, windowMs: number): Promise<number> {
+    checkTtl(windowMs);
+    return this.#run(() => this.#scripts.recordEvent(key, now, windowMs, randomUUID()));
+  }
+
+  async takeTokens(key: string, request: TokenRequest): Promise<TokenGrant> {
+    checkTokenRequest(request);
+    return this.#run(() => this.#scripts.tokenBucket(key, request));
+  }
+
+  acquireLease(name: string, ttlMs: number): Promise<Lease | null> {
+    return this.#leases.acquireLease(name, ttlMs);
+  }
+
+  async ping(): Promise<void> {
+    await this.#run(() => this.#client.ping());
+  }
+
+  /** Quits the connection (or drops it when Redis is away) and stops reconnecting; idempotent. */
+  close(): Promise<void> {
+    return this.#connection.close();
+  }
+
+  get #client(): RedisConnection['client'] {
+    return this.#connection.client;
+  }
+
+  async #run<T>(operation: () => Promise<T>): Promise<T> {
+    if (this.#connection.closed) throw closedError();
+    try {
+      return await operation();
+    } catch (error) {
+      throw toCoordinationError(error);
+    }
+  }
+}

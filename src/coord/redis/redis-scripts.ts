@@ -1,0 +1,76 @@
+import { readFileSync } from 'node:fs';
+import type { Redis } from 'ioredis';
+import type { TokenGrant, TokenRequest } from '../../core/ports/token-buckets.ts';
+
+/** The Lua scripts in `scripts/`, by command name; the number in a file name is its key count. */
+const scriptFiles = {
+  take: 'take-1.lua',
+  recordEvent: 'record-event-1.lua',
+  tokenBucket: 'token-bucket-1.lua',
+} as const;
+
+type ScriptName = keyof typeof scriptFiles;
+type ScriptCommand = (...args: Array<string | number>) => Promise<unknown>;
+
+interface ScriptSource {
+  name: ScriptName;
+  numberOfKeys: number;
+  lua: string;
+}
+
+// Read once per process; each client registers them with `defineCommand`,
+// which runs them by SHA and loads them into a server that lacks them.
+const sources: readonly ScriptSource[] = Object.entries(scriptFiles).map(([name, file]) => loadScript(name as ScriptName, file));
+
+/**
+ * The atomic operations of `RedisCoordination`, one Lua script each. This is
+ * the one place where script replies become typed values; a reply of the wrong
+ * shape is a bug and throws.
+ */
+export class RedisScripts {
+  readonly #redis: Redis;
+
+  constructor(redis: Redis) {
+    this.#redis = redis;
+    for (const { name, numberOfKeys, lua } of sources) redis.defineCommand(name, { numberOfKeys, lua });
+  }
+
+  async take(key: string): Promise<string | null> {
+    const reply = await this.#run('take', key);
+    if (reply === null || typeof reply === 'string') return reply;
+    throw unexpectedReply('take', reply);
+  }
+
+  async recordEvent(key: string, now: number, windowMs: number, member: string): Promise<number> {
+    const reply = await this.#run('recordEvent', key, now, windowMs, member);
+    if (typeof reply === 'number') return reply;
+    throw unexpectedReply('recordEvent', reply);
+  }
+
+  async tokenBucket(key: string, request: TokenRequest): Promise<TokenGrant> {
+    const { ratePerSecond, burst, requested, now } = request;
+    const reply = await this.#run('tokenBucket', key, ratePerSecond, burst, requested, now);
+    if (Array.isArray(reply) && reply.length === 2) {
+      const granted: unknown = reply[0];
+      const retryAfterMs: unknown = reply[1];
+      if (typeof granted === 'number' && typeof retryAfterMs === 'number') return { granted, retryAfterMs };
+    }
+    throw unexpectedReply('tokenBucket', reply);
+  }
+
+  #run(name: ScriptName, ...args: Array<string | number>): Promise<unknown> {
+    // `defineCommand` in the constructor added the method; ioredis cannot type it.
+    const command = Reflect.get(this.#redis, name) as ScriptCommand;
+    return command.apply(this.#redis, args);
+  }
+}
+
+function loadScript(name: ScriptName, file: string): ScriptSource {
+  const keys = /-(\d+)\.lua$/.exec(file)?.[1];
+  if (keys === undefined) throw new Error(`script file ${file} does not end in -<key count>.lua`);
+  return { name, numberOfKeys: Number(keys), lua: readFileSync(new URL(`./scripts/${file}`, import.meta.url), 'utf8') };
+}
+
+function unexpectedReply(script: ScriptName, reply: unknown): Error {
+  return new Error(`unexpected reply from the ${script} script: ${JSON.stringify(reply)}`);
+}
