@@ -1,0 +1,93 @@
+import { createHash } from 'node:crypto';
+import type { CassandraReplication } from './cassandra-store-options.ts';
+
+/**
+ * Objects of one class are spread over this many partitions by a hash of
+ * their id. Part of the stored data: changing it strands existing rows.
+ */
+export const objectBuckets = 16;
+
+/** One schema step: idempotent DDL statements, applied in order. */
+export interface CassandraMigration {
+  version: number;
+  description: string;
+  statements(keyspace: string): string[];
+}
+
+/**
+ * Migrations in order; `schema_migrations` holds one row per version
+ * applied. Append new steps, never edit old ones. Every table gets an id
+ * derived from its keyspace and name, so that nodes creating it at the same
+ * moment create the same table rather than two that disagree.
+ */
+export const cassandraMigrations: readonly CassandraMigration[] = [
+  {
+    version: 1,
+    description: 'objects by (app, class, bucket), unique values, tokens',
+    statements: (keyspace) => [
+      createTable(
+        keyspace,
+        'objects',
+        `app_id text, class text, bucket int, object_id text, doc text, rev int,
+         PRIMARY KEY ((app_id, class, bucket), object_id)`,
+      ),
+      createTable(
+        keyspace,
+        'unique_values',
+        `app_id text, class text, field text, value text, object_id text, claim_id text, confirmed boolean,
+         PRIMARY KEY ((app_id, class, field, value))`,
+      ),
+      createTable(
+        keyspace,
+        'tokens',
+        `app_id text, kind text, token_hash text, payload text, expires_at timestamp,
+         PRIMARY KEY ((app_id, kind, token_hash))`,
+      ),
+    ],
+  },
+];
+
+/** The schema version this code writes. */
+export const cassandraSchemaVersion = cassandraMigrations.at(-1)?.version ?? 0;
+
+/** Tables the migration machinery itself needs before any versioned step. */
+export const bootstrapTables = ['schema_migrations', 'schema_lease'] as const;
+
+export function bootstrapStatements(keyspace: string, replication: CassandraReplication): string[] {
+  return [
+    `CREATE KEYSPACE IF NOT EXISTS ${keyspace} WITH replication = ${replicationCql(replication)}`,
+    createTable(keyspace, 'schema_migrations', 'version int PRIMARY KEY, description text, applied_at timestamp, applied_by text'),
+    createTable(keyspace, 'schema_lease', 'name text PRIMARY KEY, holder text, taken_at timestamp'),
+  ];
+}
+
+/** Answers the keyspace name when it is safe to write unquoted into CQL; throws otherwise. */
+export function checkKeyspaceName(keyspace: string): string {
+  if (!/^[a-z][a-z0-9_]{0,47}$/.test(keyspace)) {
+    throw new Error(`invalid Cassandra keyspace name ${JSON.stringify(keyspace)}: use lower-case letters, digits and _, starting with a letter`);
+  }
+  return keyspace;
+}
+
+function replicationCql(replication: CassandraReplication): string {
+  if (typeof replication === 'string') return replication;
+  const entries = Object.entries(replication).map(([key, value]) => `${cqlString(key)}: ${typeof value === 'number' ? value : cqlString(value)}`);
+  return `{${entries.join(', ')}}`;
+}
+
+function cqlString(text: string): string {
+  return `'${text.replaceAll("'", "''")}'`;
+}
+
+function createTable(keyspace: string, table: string, columns: string): string {
+  return `CREATE TABLE IF NOT EXISTS ${keyspace}.${table} (${columns}) WITH ID = ${tableId(keyspace, table)}`;
+}
+
+/** A name-based (version 5 style) UUID: the same on every node, different for every keyspace. */
+function tableId(keyspace: string, table: string): string {
+  const bytes = createHash('sha1').update(`herald:${keyspace}.${table}`).digest().subarray(0, 16);
+  bytes[6] = ((bytes[6] ?? 0) & 0x0f) | 0x50;
+  bytes[8] = ((bytes[8] ?? 0) & 0x3f) | 0x80;
+  const hex = bytes.toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}

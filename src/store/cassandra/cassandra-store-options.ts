@@ -1,0 +1,42 @@
+import type { Clock } from '../../core/clock.ts';
+import type { ClassDescriptors } from '../../core/ports/object-store.ts';
+
+/**
+ * Keyspace replication, used only when the keyspace is created: CQL map text
+ * such as `{'class': 'NetworkTopologyStrategy', 'dc1': 3}`, or the same map as
+ * an object. Default: SimpleStrategy with replication factor 1.
+ */
+export type CassandraReplication = string | Readonly<Record<string, string | number>>;
+
+/** Where the cluster is and which keyspace Herald owns; enough to run migrations. */
+export interface CassandraConnectionOptions {
+  /** `host` or `host:port` of one or more nodes. */
+  contactPoints: readonly string[];
+  /** The datacenter whose nodes serve requests; LOCAL_QUORUM and LOCAL_SERIAL are counted there. */
+  localDataCenter: string;
+  /** Lower-case letters, digits and `_`, starting with a letter. Created by the migrations. */
+  keyspace: string;
+  replication?: CassandraReplication;
+  username?: string;
+  password?: string;
+  /** How long one request may wait for a node's answer before failing with 503. Default 10000 ms. */
+  requestTimeoutMs?: number;
+  /** How long opening a connection may take. Default 5000 ms. */
+  connectTimeoutMs?: number;
+}
+
+export interface CassandraStoreOptions extends CassandraConnectionOptions {
+  /** Unique-key rules per class; classes without one have no unique keys. */
+  classes: ClassDescriptors;
+  /** Time source for the lifetime of tokens (their TTL). Default: the system clock. */
+  clock?: Clock;
+  /** Rows per page when `find` streams a class. Default 500. */
+  fetchSize?: number;
+}
+
+export const cassandraDefaults = {
+  replication: { class: 'SimpleStrategy', replication_factor: 1 },
+  requestTimeoutMs: 10_000,
+  connectTimeoutMs: 5_000,
+  fetchSize: 500,
+} as const;

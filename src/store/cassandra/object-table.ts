@@ -1,0 +1,89 @@
+import type { types } from 'cassandra-driver';
+import type { StoredObject } from '../../core/ports/object-store.ts';
+import type { CqlSession } from './cassandra-client.ts';
+import { objectBuckets } from './cassandra-schema.ts';
+
+/** An object row: the document and its revision, which every write compares and bumps. */
+export interface ObjectRow {
+  object: StoredObject;
+  rev: number;
+}
+
+/**
+ * The `objects` table: one partition per (app, class, bucket), so a class is
+ * spread over `objectBuckets` partitions and scanned one page at a time.
+ * Every write is a lightweight transaction on the row's revision.
+ */
+export class ObjectTable {
+  readonly #session: CqlSession;
+  readonly #table: string;
+  readonly #fetchSize: number;
+
+  constructor(session: CqlSession, keyspace: string, fetchSize: number) {
+    this.#session = session;
+    this.#table = `${keyspace}.objects`;
+    this.#fetchSize = fetchSize;
+  }
+
+  async read(appId: string, className: string, objectId: string): Promise<ObjectRow | null> {
+    const result = await this.#session.execute(
+      `SELECT doc, rev FROM ${this.#table} WHERE app_id = ? AND class = ? AND bucket = ? AND object_id = ?`,
+      [appId, className, objectBucket(objectId), objectId],
+    );
+    const row = result.first() as types.Row | null;
+    return row === null ? null : { object: parseDoc(row), rev: Number(row.get('rev')) };
+  }
+
+  /** Answers false when an object with this id exists already. */
+  async insert(appId: string, className: string, object: StoredObject): Promise<boolean> {
+    const result = await this.#session.execute(
+      `INSERT INTO ${this.#table} (app_id, class, bucket, object_id, doc, rev) VALUES (?, ?, ?, ?, ?, 1) IF NOT EXISTS`,
+      [appId, className, objectBucket(object.objectId), object.objectId, JSON.stringify(object)],
+    );
+    return result.wasApplied();
+  }
+
+  /** Writes `object` as revision `rev + 1` if the row is still at `rev`. */
+  async replace(appId: string, className: string, object: StoredObject, rev: number): Promise<boolean> {
+    const result = await this.#session.execute(
+      `UPDATE ${this.#table} SET doc = ?, rev = ? WHERE app_id = ? AND class = ? AND bucket = ? AND object_id = ? IF rev = ?`,
+      [JSON.stringify(object), rev + 1, appId, className, objectBucket(object.objectId), object.objectId, rev],
+    );
+    return result.wasApplied();
+  }
+
+  /** Deletes the row if it is still at `rev`. */
+  async delete(appId: string, className: string, objectId: string, rev: number): Promise<boolean> {
+    const result = await this.#session.execute(
+      `DELETE FROM ${this.#table} WHERE app_id = ? AND class = ? AND bucket = ? AND object_id = ? IF rev = ?`,
+      [appId, className, objectBucket(objectId), objectId, rev],
+    );
+    return result.wasApplied();
+  }
+
+  /** Every object of a class, bucket after bucket, holding one page of rows at a time. */
+  async *scan(appId: string, className: string): AsyncGenerator<StoredObject> {
+    for (let bucket = 0; bucket < objectBuckets; bucket += 1) {
+      const result = await this.#session.execute(
+        `SELECT doc FROM ${this.#table} WHERE app_id = ? AND class = ? AND bucket = ?`,
+        [appId, className, bucket],
+        { fetchSize: this.#fetchSize },
+      );
+      for await (const row of result) yield parseDoc(row);
+    }
+  }
+}
+
+/** FNV-1a of the id's UTF-16 code units: stable across processes and versions. */
+export function objectBucket(objectId: string): number {
+  let hash = 0x811c9dc5;
+  for (let index = 0; index < objectId.length; index += 1) {
+    hash ^= objectId.charCodeAt(index);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return (hash >>> 0) % objectBuckets;
+}
+
+function parseDoc(row: types.Row): StoredObject {
+  return JSON.parse(String(row.get('doc'))) as StoredObject;
+}
