@@ -1,0 +1,64 @@
+import type { Logger } from '../../core/logger.ts';
+
+export interface KafkaBusOptions {
+  /** `host:port` of one or more brokers to bootstrap from. */
+  brokers: readonly string[];
+  logger: Logger;
+  /** Names this process to the brokers; default `herald`. */
+  clientId?: string;
+  /** Default 3 s. */
+  connectionTimeoutMs?: number;
+  /** Default 30 s. */
+  requestTimeoutMs?: number;
+  /**
+   * Times a failed request is retried (from 100 ms, doubling) before the call
+   * fails with `ServiceUnavailableError`; default 5.
+   */
+  retries?: number;
+  /** Replicas of each topic `ensureTopics` creates; default the broker's `default.replication.factor`. */
+  replicationFactor?: number;
+  /** A member that sends no heartbeat for this long is dropped from its group; default 30 s. */
+  sessionTimeoutMs?: number;
+  /** Default 3 s; must be below the session timeout (a third of it is usual). */
+  heartbeatIntervalMs?: number;
+  /** How long a rebalance waits for members to finish in-flight handlers and rejoin; default 60 s. */
+  rebalanceTimeoutMs?: number;
+  /** How long a fetch waits on the broker for new messages; also what `close()` may wait for the fetch loop; default 500 ms. */
+  maxWaitTimeMs?: number;
+}
+
+/** `KafkaBusOptions` checked, with every default filled in. */
+export interface KafkaBusSettings {
+  readonly brokers: readonly string[];
+  readonly clientId: string;
+  readonly connectionTimeoutMs: number;
+  readonly requestTimeoutMs: number;
+  readonly retries: number;
+  readonly replicationFactor: number;
+  readonly sessionTimeoutMs: number;
+  readonly heartbeatIntervalMs: number;
+  readonly rebalanceTimeoutMs: number;
+  readonly maxWaitTimeMs: number;
+}
+
+export function compileKafkaBusOptions(options: KafkaBusOptions): KafkaBusSettings {
+  const settings: KafkaBusSettings = {
+    brokers: Object.freeze([...options.brokers]),
+    clientId: options.clientId ?? 'herald',
+    connectionTimeoutMs: options.connectionTimeoutMs ?? 3_000,
+    requestTimeoutMs: options.requestTimeoutMs ?? 30_000,
+    retries: options.retries ?? 5,
+    // -1 asks the broker for its default.
+    replicationFactor: options.replicationFactor ?? -1,
+    sessionTimeoutMs: options.sessionTimeoutMs ?? 30_000,
+    heartbeatIntervalMs: options.heartbeatIntervalMs ?? 3_000,
+    rebalanceTimeoutMs: options.rebalanceTimeoutMs ?? 60_000,
+    maxWaitTimeMs: options.maxWaitTimeMs ?? 500,
+  };
+  if (settings.brokers.length === 0) throw new TypeError('KafkaBus: brokers must list at least one broker');
+  if (!Number.isInteger(settings.retries) || settings.retries < 0) throw new RangeError('KafkaBus: retries must be a whole number');
+  if (settings.heartbeatIntervalMs >= settings.sessionTimeoutMs) {
+    throw new RangeError('KafkaBus: heartbeatIntervalMs must be below sessionTimeoutMs');
+  }
+  return Object.freeze(settings);
+}

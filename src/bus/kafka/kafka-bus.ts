@@ -1,0 +1,131 @@
+import { Kafka, Partitioners, type Admin, type Producer } from 'kafkajs';
+import type { Logger } from '../../core/logger.ts';
+import type { Bus, OutgoingMessage, SubscribeOptions, Subscription, TopicSpec, TopicState } from '../../core/ports/bus.ts';
+import { checkTopicSpecs, compileSubscribeOptions } from '../subscribe-options.ts';
+import { compileKafkaBusOptions, type KafkaBusOptions, type KafkaBusSettings } from './kafka-bus-options.ts';
+import { toBusError } from './kafka-errors.ts';
+import { kafkaLogCreator, kafkaLogLevel } from './kafka-log.ts';
+import { KafkaSubscription } from './kafka-subscription.ts';
+import { LazyConnection } from './lazy-connection.ts';
+
+/**
+ * The production `Bus` on Kafka (kafkajs). The producer and admin client
+ * connect on first use; each subscription is its own consumer. Every failure
+ * to reach the brokers surfaces as `ServiceUnavailableError('Kafka')`.
+ */
+export class KafkaBus implements Bus {
+  readonly #settings: KafkaBusSettings;
+  readonly #logger: Logger;
+  readonly #kafka: Kafka;
+  readonly #producer: LazyConnection<Producer>;
+  readonly #admin: LazyConnection<Admin>;
+  readonly #subscriptions = new Set<KafkaSubscription>();
+  #closed: Promise<void> | null = null;
+
+  constructor(options: KafkaBusOptions) {
+    this.#settings = compileKafkaBusOptions(options);
+    this.#logger = options.logger;
+    this.#kafka = new Kafka({
+      clientId: this.#settings.clientId,
+      brokers: [...this.#settings.brokers],
+      connectionTimeout: this.#settings.connectionTimeoutMs,
+      requestTimeout: this.#settings.requestTimeoutMs,
+      retry: { retries: this.#settings.retries, initialRetryTime: 100, maxRetryTime: 5_000 },
+      logLevel: kafkaLogLevel(this.#logger),
+      logCreator: kafkaLogCreator(this.#logger),
+    });
+    this.#producer = new LazyConnection(
+      this.#kafka.producer({
+        // Named explicitly: it is Kafka's murmur2 partitioner, which `partitionForKey` mirrors.
+        createPartitioner: Partitioners.DefaultPartitioner,
+        allowAutoTopicCreation: false,
+      }),
+    );
+    this.#admin = new LazyConnection(this.#kafka.admin());
+  }
+
+  async ensureTopics(specs: readonly TopicSpec[]): Promise<TopicState[]> {
+    this.#assertOpen();
+    checkTopicSpecs(specs);
+    if (specs.length === 0) return [];
+    try {
+      const admin = await this.#admin.get();
+      const existing = new Set(await admin.listTopics());
+      const missing = specs.filter((spec) => !existing.has(spec.name));
+      // Another node may create the same topics at the same moment; kafkajs answers false then.
+      const created =
+        missing.length > 0 &&
+        (await admin.createTopics({
+          topics: missing.map((spec) => ({ topic: spec.name, numPartitions: spec.partitions, replicationFactor: this.#settings.replicationFactor })),
+          waitForLeaders: true,
+        }));
+      const metadata = await admin.fetchTopicMetadata({ topics: specs.map((spec) => spec.name) });
+      return specs.map((spec) => {
+        const partitions = metadata.topics.find((topic) => topic.name === spec.name)?.partitions.length ?? 0;
+        if (partitions !== spec.partitions) {
+          this.#logger.warn({ topic: spec.name, partitions, wanted: spec.partitions }, 'topic exists with another partition count; kept as it is');
+        }
+        return { name: spec.name, partitions, created: created && missing.includes(spec) };
+      });
+    } catch (error) {
+      throw toBusError(error);
+    }
+  }
+
+  async publish(topic: string, messages: readonly OutgoingMessage[]): Promise<void> {
+    this.#assertOpen();
+    if (messages.length === 0) return;
+    try {
+      const producer = await this.#producer.get();
+      await producer.send({
+        topic,
+        // -1: every in-sync replica has the messages before the call resolves.
+        acks: -1,
+        messages: messages.map((message) => ({ key: message.key, value: message.value, headers: message.headers })),
+      });
+    } catch (error) {
+      throw toBusError(error, topic);
+    }
+  }
+
+  async subscribe(options: SubscribeOptions): Promise<Subscription> {
+    this.#assertOpen();
+    const settings = compileSubscribeOptions(options);
+    const logger = this.#logger.child({ groupId: settings.groupId });
+    const subscription = await KafkaSubscription.start(this.#kafka, settings, this.#settings, logger, (closed) => this.#subscriptions.delete(closed));
+    this.#subscriptions.add(subscription);
+    if (this.#closed !== null) {
+      // The bus began closing while this member was joining.
+      await subscription.close();
+      throw new Error('bus is closed');
+    }
+    return subscription;
+  }
+
+  async ping(): Promise<void> {
+    this.#assertOpen();
+    try {
+      const admin = await this.#admin.get();
+      await admin.describeCluster();
+    } catch (error) {
+      throw toBusError(error);
+    }
+  }
+
+  close(): Promise<void> {
+    this.#closed ??= this.#shutdown();
+    return this.#closed;
+  }
+
+  async #shutdown(): Promise<void> {
+    await Promise.all([...this.#subscriptions].map((subscription) => subscription.close()));
+    const results = await Promise.allSettled([this.#producer.close(), this.#admin.close()]);
+    for (const result of results) {
+      if (result.status === 'rejected') this.#logger.warn({ err: result.reason }, 'Kafka client did not disconnect cleanly');
+    }
+  }
+
+  #assertOpen(): void {
+    if (this.#closed !== null) throw new Error('bus is closed');
+  }
+}
