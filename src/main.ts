@@ -2,9 +2,11 @@ import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from './config/load-config.ts';
 import { envVariables, roleNames } from './config/schema.ts';
 import { createLogger } from './core/logger.ts';
+import { migrateStore } from './runtime/open-store.ts';
 import { startHerald } from './start-herald.ts';
 
-const usage = `Usage: node src/main.ts [--role ${roleNames.join('|')}]
+const usage = `Usage: node src/main.ts [--role ${roleNames.join('|')}]     run the service
+       node src/main.ts migrate                      bring the store's schema to this version, then exit
 
 Configuration comes from the file named by HERALD_CONFIG (JSON or YAML) and
 from these environment variables:
@@ -14,13 +16,23 @@ ${Object.entries(envVariables)
 `;
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { role: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, strict: true });
-  if (values.help) {
-    process.stdout.write(usage);
+  const { values, positionals } = parseArgs({ options: { role: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true });
+  const [command = 'serve', ...extra] = positionals;
+  if (values.help || !['serve', 'migrate'].includes(command) || extra.length > 0) {
+    if (values.help) process.stdout.write(usage);
+    else {
+      process.stderr.write(usage);
+      process.exitCode = 2;
+    }
     return;
   }
   const { config, devKeys } = loadConfig({ env: process.env, overrides: values.role ? { role: values.role } : {} });
   const logger = createLogger({ level: config.logLevel });
+  if (command === 'migrate') {
+    const report = await migrateStore(config.store, { dataDir: config.dataDir, logger });
+    logger.info({ store: config.store.kind, ...report }, 'store schema is current');
+    return;
+  }
   if (devKeys) {
     const { id, key, masterKey } = devKeys.keys;
     process.stdout.write(

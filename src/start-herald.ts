@@ -14,7 +14,7 @@ export interface RunningHerald {
 
 /** Starts the roles the config asks for in this process. */
 export async function startHerald(config: HeraldConfig, options: { logger: Logger; clock?: Clock }): Promise<RunningHerald> {
-  const runtime = createRuntime(config, options);
+  const runtime = await createRuntime(config, options);
   const roles: { close(): Promise<void> }[] = [];
   let port: number | undefined;
   try {

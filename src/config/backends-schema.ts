@@ -65,10 +65,6 @@ export const busSchema = z.preprocess(
       kind: z.enum(['memory', 'kafka']).default('memory'),
       brokers: z.array(hostPort).min(1).optional().describe('Kafka bootstrap brokers, host:port'),
       clientId: z.string().min(1).default('herald'),
-      topicPrefix: z
-        .string()
-        .regex(/^[A-Za-z0-9._-]{0,64}$/, 'letters, digits, ., _ and -')
-        .default(''),
     })
     .strict()
     .superRefine((bus, ctx) => {

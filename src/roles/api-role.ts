@@ -15,13 +15,13 @@ export class ApiRole {
 
   /** Listens; answers the bound port (useful with port 0). */
   async start(): Promise<number> {
-    const { config, logger, accounts, apps, store, coord, metrics } = this.runtime;
+    const { config, logger, accounts, apps, store, coord, bus, metrics } = this.runtime;
     const app = createHttpApp({
       accounts,
       apps,
       logger: logger.child({ role: 'api' }),
       bodyLimitBytes: config.bodyLimitBytes,
-      health: { store: () => store.ping(), coordination: () => coord.ping() },
+      health: { store: () => store.ping(), coordination: () => coord.ping(), bus: () => bus.ping() },
       metrics,
     });
     const server = createServer(app);

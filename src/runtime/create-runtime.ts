@@ -1,4 +1,3 @@
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AccountDeps, AppRuntime } from '../accounts/account-deps.ts';
 import { userClassDescriptor } from '../accounts/user-class.ts';
@@ -8,12 +7,14 @@ import { BackgroundTasks } from '../core/background-tasks.ts';
 import { systemClock, type Clock } from '../core/clock.ts';
 import type { Logger } from '../core/logger.ts';
 import { Metrics } from '../core/metrics.ts';
+import type { Bus } from '../core/ports/bus.ts';
 import type { Coordination } from '../core/ports/coordination.ts';
 import type { Store } from '../core/ports/object-store.ts';
-import { MemoryCoordination } from '../coord/memory/memory-coordination.ts';
 import { createMailer } from '../mail/create-mailer.ts';
 import { createSmsSender } from '../sms/create-sms-sender.ts';
-import { SqliteStore } from '../store/sqlite/sqlite-store.ts';
+import { openBus } from './open-bus.ts';
+import { openCoordination } from './open-coordination.ts';
+import { openStore } from './open-store.ts';
 
 /** The adapters and shared services every role of one process uses. */
 export interface Runtime {
@@ -21,6 +22,8 @@ export interface Runtime {
   logger: Logger;
   store: Store;
   coord: Coordination;
+  /** Push jobs travel on it (the push engine builds on it); the API only checks it answers for now. */
+  bus: Bus;
   apps: AppRegistry;
   accounts: AccountDeps;
   metrics: Metrics;
@@ -33,13 +36,25 @@ export interface RuntimeOptions {
   clock?: Clock;
 }
 
-/** Builds the embedded default: SQLite in the data directory, in-memory coordination, mail and SMS outboxes unless configured. */
-export function createRuntime(config: HeraldConfig, options: RuntimeOptions): Runtime {
+/**
+ * Opens the configured backends (by default the embedded ones: SQLite in the
+ * data directory, in-memory coordination and the in-process bus; or
+ * Cassandra, Redis and Kafka). The store and coordination must answer before
+ * this resolves; Kafka is connected on first use. Mail and SMS go to outboxes
+ * unless configured.
+ */
+export async function createRuntime(config: HeraldConfig, options: RuntimeOptions): Promise<Runtime> {
   const { logger } = options;
   const clock = options.clock ?? systemClock;
-  mkdirSync(config.dataDir, { recursive: true });
-  const store = new SqliteStore({ file: join(config.dataDir, 'herald.sqlite'), classes: { _User: userClassDescriptor }, clock });
-  const coord = new MemoryCoordination({ clock });
+  const store = await openStore(config.store, { dataDir: config.dataDir, classes: { _User: userClassDescriptor }, clock, logger });
+  let coord: Coordination;
+  try {
+    coord = await openCoordination(config.coordination, { clock, logger });
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+  const bus = openBus(config.bus, logger);
   const outboxDir = join(config.dataDir, 'outbox');
   const appRuntimes: AppRuntime[] = config.apps.map((app) => ({
     config: app,
@@ -54,10 +69,11 @@ export function createRuntime(config: HeraldConfig, options: RuntimeOptions): Ru
     closing ??= (async () => {
       await background.drain();
       await Promise.allSettled(appRuntimes.map((app) => app.mailer.close()));
+      await bus.close();
       await coord.close();
       await store.close();
     })();
     return closing;
   };
-  return { config, logger, store, coord, apps: new AppRegistry(appRuntimes), accounts, metrics: new Metrics(), close };
+  return { config, logger, store, coord, bus, apps: new AppRegistry(appRuntimes), accounts, metrics: new Metrics(), close };
 }

@@ -29,7 +29,7 @@ describe('HTTP basics', () => {
     expect(await (await fetch(`${h.baseUrl}/healthz`)).json()).toEqual({ status: 'ok' });
     const ready = await fetch(`${h.baseUrl}/readyz`);
     expect(ready.status).toBe(200);
-    expect(await ready.json()).toEqual({ status: 'ok', checks: { store: { status: 'ok' }, coordination: { status: 'ok' } } });
+    expect(await ready.json()).toEqual({ status: 'ok', checks: { store: { status: 'ok' }, coordination: { status: 'ok' }, bus: { status: 'ok' } } });
   });
 });
 

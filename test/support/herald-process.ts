@@ -1,0 +1,59 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { resolve } from 'node:path';
+
+const mainScript = resolve(import.meta.dirname, '../../src/main.ts');
+
+/** A Herald process started as `npm start` does. */
+export interface HeraldProcess {
+  child: ChildProcess;
+  port: number;
+  stdout(): string;
+  /** SIGTERM, then answers the exit code. */
+  stop(): Promise<number | null>;
+  /** SIGKILL, for a crash or a cleanup that must not wait. */
+  kill(): void;
+}
+
+/**
+ * Runs `node src/main.ts [args]` with `env` added to this process's
+ * environment, and waits until its api listens (port 0: the kernel picks).
+ * Rejects with the process's output when it exits first.
+ */
+export function startHeraldProcess(env: Record<string, string>, args: string[] = []): Promise<HeraldProcess> {
+  const child = spawn(process.execPath, [mainScript, ...args], {
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  const exited = new Promise<number | null>((resolveExit) => child.once('exit', (code) => resolveExit(code)));
+  return new Promise((resolvePromise, reject) => {
+    child.stdout?.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const match = /"port":(\d+)[^\n]*"msg":"api listening"/.exec(out);
+      if (match) {
+        resolvePromise({
+          child,
+          port: Number(match[1]),
+          stdout: () => out,
+          stop: () => {
+            child.kill('SIGTERM');
+            return exited;
+          },
+          kill: () => child.kill('SIGKILL'),
+        });
+      }
+    });
+    child.stderr?.on('data', (chunk: Buffer) => (err += chunk.toString()));
+    void exited.then((code) => reject(new Error(`exited with ${code}: ${err}${out}`)));
+  });
+}
+
+/** Runs `node src/main.ts <args>` to completion (a command such as `migrate`) and answers its exit code and output. */
+export function runHeraldCommand(args: string[], env: Record<string, string>): Promise<{ code: number | null; output: string }> {
+  const child = spawn(process.execPath, [mainScript, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  return new Promise((resolvePromise) => child.once('exit', (code) => resolvePromise({ code, output })));
+}
