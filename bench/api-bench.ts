@@ -1,30 +1,22 @@
 /**
- * `npm run bench:api [-- --store sqlite] [--duration 10] [--connections 32]`
+ * `npm run bench:api [-- --store sqlite|cassandra|sqlite,cassandra] [--duration 10] [--connections 32]`
  *
- * Starts the service as its own process (as `npm start` does) on a fresh data
- * directory, drives it from this process with autocannon over loopback, and
- * reports requests/second and p50/p99 latency for GET /1.1/users/me, login and
- * registration. Results are printed and written to bench/results/.
+ * Starts the service as its own process for each store (`cassandra` means
+ * Cassandra for storage and Redis for coordination, on the local services),
+ * drives it from this process with autocannon over loopback, and reports
+ * requests/second and p50/p99 latency for GET /1.1/users/me, login and
+ * registration. Each store's results are written to
+ * bench/results/api-<store>.json; the printed table sets every store's
+ * latest results side by side.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import autocannon from 'autocannon';
-
-interface ScenarioResult {
-  scenario: string;
-  requestsPerSecond: number;
-  p50Ms: number;
-  p99Ms: number;
-  requests: number;
-  non2xx: number;
-  errors: number;
-  connections: number;
-  durationSeconds: number;
-}
+import { benchStores, startBenchServer, type BenchStore } from './api/bench-server.ts';
+import { runScenarios } from './api/scenarios.ts';
+import { sideBySide, type StoreReport } from './api/side-by-side.ts';
 
 const { values } = parseArgs({
   options: {
@@ -33,110 +25,55 @@ const { values } = parseArgs({
     connections: { type: 'string', default: '32' },
   },
 });
-const store = values.store;
-if (store !== 'sqlite') {
-  process.stderr.write(`bench: unknown store "${store}"; this build supports: sqlite\n`);
+const stores = (values.store ?? 'sqlite').split(',').map((name) => name.trim());
+const unknown = stores.filter((name) => !(benchStores as readonly string[]).includes(name));
+if (unknown.length > 0) {
+  process.stderr.write(`bench: unknown store "${unknown.join(', ')}"; choose from: ${benchStores.join(', ')}\n`);
   process.exit(2);
 }
-const duration = Number(values.duration);
-const connections = Number(values.connections);
-const root = resolve(import.meta.dirname, '..');
-const app = { id: 'bench', key: randomBytes(12).toString('hex'), masterKey: randomBytes(16).toString('hex') };
+const load = { duration: Number(values.duration), connections: Number(values.connections) };
+const outDir = join(resolve(import.meta.dirname, '..'), 'bench/results');
+const resultFile = (store: string) => join(outDir, `api-${store}.json`);
 
-function startServer(dataDir: string): Promise<{ child: ChildProcess; port: number }> {
-  const child = spawn(process.execPath, [join(root, 'src/main.ts')], {
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', HERALD_DATA_DIR: dataDir, HERALD_LOG_LEVEL: 'info', HERALD_APP_ID: app.id, HERALD_APP_KEY: app.key, HERALD_MASTER_KEY: app.masterKey },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  let out = '';
-  return new Promise((resolvePromise, reject) => {
-    const onData = (chunk: Buffer) => {
-      out += chunk.toString();
-      const match = /"port":(\d+)[^\n]*"msg":"api listening"/.exec(out);
-      if (match) {
-        child.stdout?.off('data', onData);
-        child.stdout?.resume();
-        resolvePromise({ child, port: Number(match[1]) });
-      }
-    };
-    child.stdout?.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`server exited with ${code}: ${out}`)));
-  });
-}
-
-const headers = { 'X-SVC-Id': app.id, 'X-SVC-Key': app.key, 'Content-Type': 'application/json' };
-
-async function run(scenario: string, options: autocannon.Options): Promise<ScenarioResult> {
-  const result = await autocannon({ duration, connections, ...options });
-  return {
-    scenario,
-    requestsPerSecond: Math.round(result.requests.average),
-    p50Ms: result.latency.p50,
-    p99Ms: result.latency.p99,
-    requests: result.requests.total,
-    non2xx: result.non2xx,
-    errors: result.errors,
-    connections: options.connections ?? connections,
-    durationSeconds: duration,
-  };
-}
-
-async function main(): Promise<void> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'herald-bench-'));
-  const { child, port } = await startServer(dataDir);
-  const base = `http://127.0.0.1:${port}`;
+async function benchStore(store: BenchStore): Promise<StoreReport> {
+  const app = { id: 'bench', key: randomBytes(12).toString('hex'), masterKey: randomBytes(16).toString('hex') };
+  const server = await startBenchServer(store, app);
   try {
-    const reg = await fetch(`${base}/1.1/users`, { method: 'POST', headers, body: JSON.stringify({ username: 'bench-user', password: 'bench-pass' }) });
-    const { sessionToken } = (await reg.json()) as { sessionToken: string };
-    const results: ScenarioResult[] = [];
-
-    results.push(await run('GET /1.1/users/me', { url: `${base}/1.1/users/me`, headers: { ...headers, 'X-SVC-Session': sessionToken } }));
-    results.push(
-      await run('POST /1.1/login', {
-        url: `${base}/1.1/login`,
-        method: 'POST',
-        headers,
-        body: JSON.stringify({ username: 'bench-user', password: 'bench-pass' }),
-      }),
-    );
-    let next = 0;
-    const prefix = randomBytes(4).toString('hex');
-    results.push(
-      await run('POST /1.1/users (register)', {
-        url: `${base}/1.1/users`,
-        method: 'POST',
-        headers,
-        requests: [{ setupRequest: (request) => ({ ...request, body: JSON.stringify({ username: `u${prefix}${next++}`, password: 'bench-pass' }) }) }],
-      }),
-    );
-
+    const results = await runScenarios(server.port, app, load);
     const report = {
       store,
       node: process.version,
       cpus: cpus().length,
       cpuModel: cpus()[0]?.model,
       date: new Date().toISOString(),
-      note: 'server and load generator share this machine; argon2id (m=19456 KiB, t=2, p=1) bounds login and registration',
+      note:
+        store === 'cassandra'
+          ? 'Cassandra (one local node, 1 GiB heap) and Redis share this machine with the server and the load generator'
+          : 'server and load generator share this machine',
+      duration: load.duration,
+      connections: load.connections,
       results,
     };
-    const outDir = join(root, 'bench/results');
     mkdirSync(outDir, { recursive: true });
-    const file = join(outDir, `api-${store}.json`);
-    writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
-    const lines = [
-      `store=${store} node=${process.version} cpus=${report.cpus} duration=${duration}s connections=${connections}`,
-      'scenario                       req/s     p50 ms   p99 ms   requests  non-2xx  errors',
-      ...results.map(
-        (r) =>
-          `${r.scenario.padEnd(30)} ${String(r.requestsPerSecond).padStart(6)} ${String(r.p50Ms).padStart(10)} ${String(r.p99Ms).padStart(8)} ${String(r.requests).padStart(10)} ${String(r.non2xx).padStart(8)} ${String(r.errors).padStart(7)}`,
-      ),
-      `written to ${file}`,
-    ];
-    process.stdout.write(`${lines.join('\n')}\n`);
+    writeFileSync(resultFile(store), `${JSON.stringify(report, null, 2)}\n`);
+    process.stdout.write(`${store}: written to ${resultFile(store)}\n`);
+    return report;
   } finally {
-    child.kill('SIGTERM');
-    rmSync(dataDir, { recursive: true, force: true });
+    await server.close();
   }
+}
+
+async function main(): Promise<void> {
+  const fresh = new Map<string, StoreReport>();
+  for (const store of stores as BenchStore[]) fresh.set(store, await benchStore(store));
+  // Stores not run now are shown from their last results, so one command gives the comparison.
+  const reports = benchStores.flatMap((store): StoreReport[] => {
+    const report = fresh.get(store);
+    if (report) return [report];
+    return existsSync(resultFile(store)) ? [JSON.parse(readFileSync(resultFile(store), 'utf8')) as StoreReport] : [];
+  });
+  process.stdout.write(`duration=${load.duration}s connections=${load.connections} argon2id (m=19456 KiB, t=2, p=1) bounds login and registration\n`);
+  process.stdout.write(`${sideBySide(reports)}\n`);
 }
 
 main().catch((error: unknown) => {

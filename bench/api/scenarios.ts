@@ -1,0 +1,61 @@
+import { randomBytes } from 'node:crypto';
+import autocannon from 'autocannon';
+import type { BenchApp } from './bench-server.ts';
+
+export interface ScenarioResult {
+  scenario: string;
+  requestsPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  requests: number;
+  non2xx: number;
+  errors: number;
+  connections: number;
+  durationSeconds: number;
+}
+
+export interface LoadOptions {
+  duration: number;
+  connections: number;
+}
+
+/** GET /1.1/users/me, login and registration against one running server, one after another. */
+export async function runScenarios(port: number, app: BenchApp, load: LoadOptions): Promise<ScenarioResult[]> {
+  const base = `http://127.0.0.1:${port}`;
+  const headers = { 'X-SVC-Id': app.id, 'X-SVC-Key': app.key, 'Content-Type': 'application/json' };
+  const reg = await fetch(`${base}/1.1/users`, { method: 'POST', headers, body: JSON.stringify({ username: 'bench-user', password: 'bench-pass' }) });
+  if (reg.status !== 201) throw new Error(`registering the bench user answered ${reg.status}: ${await reg.text()}`);
+  const { sessionToken } = (await reg.json()) as { sessionToken: string };
+
+  const run = async (scenario: string, options: autocannon.Options): Promise<ScenarioResult> => {
+    const result = await autocannon({ duration: load.duration, connections: load.connections, ...options });
+    return {
+      scenario,
+      requestsPerSecond: Math.round(result.requests.average),
+      p50Ms: result.latency.p50,
+      p99Ms: result.latency.p99,
+      requests: result.requests.total,
+      non2xx: result.non2xx,
+      errors: result.errors,
+      connections: load.connections,
+      durationSeconds: load.duration,
+    };
+  };
+
+  const results: ScenarioResult[] = [];
+  results.push(await run('GET /1.1/users/me', { url: `${base}/1.1/users/me`, headers: { ...headers, 'X-SVC-Session': sessionToken } }));
+  results.push(
+    await run('POST /1.1/login', { url: `${base}/1.1/login`, method: 'POST', headers, body: JSON.stringify({ username: 'bench-user', password: 'bench-pass' }) }),
+  );
+  let next = 0;
+  const prefix = randomBytes(4).toString('hex');
+  results.push(
+    await run('POST /1.1/users (register)', {
+      url: `${base}/1.1/users`,
+      method: 'POST',
+      headers,
+      requests: [{ setupRequest: (request) => ({ ...request, body: JSON.stringify({ username: `u${prefix}${next++}`, password: 'bench-pass' }) }) }],
+    }),
+  );
+  return results;
+}
