@@ -2,11 +2,13 @@ import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from './config/load-config.ts';
 import { envVariables, roleNames } from './config/schema.ts';
 import { createLogger } from './core/logger.ts';
+import { topicSpecs } from './bus/topics.ts';
+import { openBus } from './runtime/open-bus.ts';
 import { migrateStore } from './runtime/open-store.ts';
 import { startHerald } from './start-herald.ts';
 
 const usage = `Usage: node src/main.ts [--role ${roleNames.join('|')}]     run the service
-       node src/main.ts migrate                      bring the store's schema to this version, then exit
+       node src/main.ts migrate                      bring the store's schema to this version, create the bus topics, then exit
 
 Configuration comes from the file named by HERALD_CONFIG (JSON or YAML) and
 from these environment variables:
@@ -31,6 +33,9 @@ async function main(): Promise<void> {
   if (command === 'migrate') {
     const report = await migrateStore(config.store, { dataDir: config.dataDir, logger });
     logger.info({ store: config.store.kind, ...report }, 'store schema is current');
+    // Opening the bus creates the topics that do not exist yet.
+    await (await openBus(config.bus, logger)).close();
+    logger.info({ bus: config.bus.kind, topics: topicSpecs(config.bus) }, 'bus topics exist');
     return;
   }
   if (devKeys) {

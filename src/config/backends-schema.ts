@@ -32,11 +32,7 @@ export const storeSchema = z.preprocess(
       requestTimeoutMs: z.number().int().min(100).max(120_000).default(5000),
     })
     .strict()
-    .superRefine((store, ctx) => {
-      if (store.kind === 'cassandra' && store.contactPoints === undefined) {
-        ctx.addIssue({ code: 'custom', message: 'required when the store is cassandra', path: ['contactPoints'] });
-      }
-    }),
+    .superRefine(requiredFor('cassandra', 'contactPoints', 'the store is cassandra')),
 );
 
 export const coordinationSchema = z.preprocess(
@@ -51,11 +47,7 @@ export const coordinationSchema = z.preprocess(
       keyPrefix: z.string().max(64).default('herald:').describe('prefix of every Redis key Herald writes'),
     })
     .strict()
-    .superRefine((coord, ctx) => {
-      if (coord.kind === 'redis' && coord.url === undefined) {
-        ctx.addIssue({ code: 'custom', message: 'required when coordination is redis', path: ['url'] });
-      }
-    }),
+    .superRefine(requiredFor('redis', 'url', 'coordination is redis')),
 );
 
 export const busSchema = z.preprocess(
@@ -65,18 +57,28 @@ export const busSchema = z.preprocess(
       kind: z.enum(['memory', 'kafka']).default('memory'),
       brokers: z.array(hostPort).min(1).optional().describe('Kafka bootstrap brokers, host:port'),
       clientId: z.string().min(1).default('herald'),
+      topics: z
+        .object({
+          pushRequests: z.number().int().min(1).max(1024).default(6).describe('partitions of push.requests'),
+          pushTasks: z.number().int().min(1).max(4096).default(24).describe('partitions of push.tasks: the most sender actors that work at once'),
+        })
+        .strict()
+        .default({ pushRequests: 6, pushTasks: 24 }),
     })
     .strict()
-    .superRefine((bus, ctx) => {
-      if (bus.kind === 'kafka' && bus.brokers === undefined) {
-        ctx.addIssue({ code: 'custom', message: 'required when the bus is kafka', path: ['brokers'] });
-      }
-    }),
+    .superRefine(requiredFor('kafka', 'brokers', 'the bus is kafka')),
 );
 
 export type StoreConfig = z.output<typeof storeSchema>;
 export type CoordinationConfig = z.output<typeof coordinationSchema>;
 export type BusConfig = z.output<typeof busSchema>;
+
+/** A refinement that requires the connection setting `field` when `kind` is chosen. */
+function requiredFor<K extends string>(kind: K, field: string, when: string) {
+  return (backend: { kind: string } & Record<string, unknown>, ctx: z.RefinementCtx): void => {
+    if (backend.kind === kind && backend[field] === undefined) ctx.addIssue({ code: 'custom', message: `required when ${when}`, path: [field] });
+  };
+}
 
 function withInferredKind(raw: unknown, connectionKey: string, kind: string): unknown {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return raw ?? {};

@@ -137,6 +137,8 @@ export const envVariables = {
   HERALD_REDIS_URL: { path: ['coordination', 'url'], type: 'string', help: 'redis[s]://[:password@]host:port[/db]; selects Redis' },
   HERALD_BUS: { path: ['bus', 'kind'], type: 'string', help: 'memory (embedded default) or kafka' },
   HERALD_KAFKA_BROKERS: { path: ['bus', 'brokers'], type: 'list', help: 'Kafka brokers, host:port, comma-separated; selects Kafka' },
+  HERALD_PUSH_REQUEST_PARTITIONS: { path: ['bus', 'topics', 'pushRequests'], type: 'int', help: 'partitions of the push.requests topic when it is created' },
+  HERALD_PUSH_TASK_PARTITIONS: { path: ['bus', 'topics', 'pushTasks'], type: 'int', help: 'partitions of the push.tasks topic when it is created' },
   HERALD_APP_ID: { path: ['app', 'id'], type: 'string', help: 'id of the single app' },
   HERALD_APP_KEY: { path: ['app', 'key'], type: 'string', help: 'app key of the single app' },
   HERALD_MASTER_KEY: { path: ['app', 'masterKey'], type: 'string', help: 'master key of the single app' },

@@ -39,22 +39,23 @@ export interface RuntimeOptions {
 /**
  * Opens the configured backends (by default the embedded ones: SQLite in the
  * data directory, in-memory coordination and the in-process bus; or
- * Cassandra, Redis and Kafka). The store and coordination must answer before
- * this resolves; Kafka is connected on first use. Mail and SMS go to outboxes
- * unless configured.
+ * Cassandra, Redis and Kafka), each of which must answer before this resolves,
+ * and Herald's topics created. Mail and SMS go to outboxes unless configured.
  */
 export async function createRuntime(config: HeraldConfig, options: RuntimeOptions): Promise<Runtime> {
   const { logger } = options;
   const clock = options.clock ?? systemClock;
   const store = await openStore(config.store, { dataDir: config.dataDir, classes: { _User: userClassDescriptor }, clock, logger });
-  let coord: Coordination;
+  let coord: Coordination | undefined;
+  let bus: Bus;
   try {
     coord = await openCoordination(config.coordination, { clock, logger });
+    bus = await openBus(config.bus, logger);
   } catch (error) {
+    await coord?.close();
     await store.close();
     throw error;
   }
-  const bus = openBus(config.bus, logger);
   const outboxDir = join(config.dataDir, 'outbox');
   const appRuntimes: AppRuntime[] = config.apps.map((app) => ({
     config: app,

@@ -3,13 +3,23 @@ import type { Logger } from '../core/logger.ts';
 import type { Bus } from '../core/ports/bus.ts';
 import { KafkaBus } from '../bus/kafka/kafka-bus.ts';
 import { MemoryBus } from '../bus/memory/memory-bus.ts';
+import { topicSpecs } from '../bus/topics.ts';
 
 /**
- * The configured bus: in-process, or Kafka. A Kafka bus connects on first
- * use, so an API node starts while Kafka is away and `/readyz` says so.
+ * The configured bus, in-process or Kafka, with Herald's topics created (an
+ * existing topic keeps its partitions). Fails when Kafka cannot be reached.
  */
-export function openBus(config: BusConfig, logger: Logger): Bus {
+export async function openBus(config: BusConfig, logger: Logger): Promise<Bus> {
   const busLogger = logger.child({ component: 'bus' });
-  if (config.kind === 'memory') return new MemoryBus({ logger: busLogger });
-  return new KafkaBus({ brokers: config.brokers ?? [], clientId: config.clientId, logger: busLogger });
+  const bus =
+    config.kind === 'memory'
+      ? new MemoryBus({ logger: busLogger })
+      : new KafkaBus({ brokers: config.brokers ?? [], clientId: config.clientId, logger: busLogger });
+  try {
+    await bus.ensureTopics(topicSpecs(config));
+  } catch (error) {
+    await bus.close();
+    throw error;
+  }
+  return bus;
 }

@@ -1,4 +1,6 @@
+import { Kafka, logLevel } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { serviceEndpoints } from '../support/service-endpoints.ts';
 import { startHeraldProcess, type HeraldProcess } from '../support/herald-process.ts';
 import { dropKeyspace, testKeyspace } from '../store/cassandra-test-keyspace.ts';
 import { clusterEnv, nodeClient, type ClusterApp } from './cluster-env.ts';
@@ -28,6 +30,18 @@ describe('two API processes on one Cassandra and one Redis', () => {
       const ready = await fetch(`http://127.0.0.1:${node.port}/readyz`);
       expect(ready.status).toBe(200);
       expect(await ready.json()).toEqual({ status: 'ok', checks: { store: { status: 'ok' }, coordination: { status: 'ok' }, bus: { status: 'ok' } } });
+    }
+  });
+
+  it('create the push topics on Kafka with the configured partition counts', async () => {
+    const kafka = new Kafka({ clientId: 'herald-test', brokers: [...serviceEndpoints.kafka.brokers], logLevel: logLevel.NOTHING });
+    const admin = kafka.admin();
+    await admin.connect();
+    try {
+      const { topics } = await admin.fetchTopicMetadata({ topics: ['push.requests', 'push.tasks'] });
+      expect(Object.fromEntries(topics.map((topic) => [topic.name, topic.partitions.length]))).toEqual({ 'push.requests': 6, 'push.tasks': 24 });
+    } finally {
+      await admin.disconnect();
     }
   });
 

@@ -34,7 +34,13 @@ describe('backend configuration', () => {
       replication: { dc1: 3, dc2: 2 },
     });
     expect(config.coordination).toMatchObject({ kind: 'redis', url: 'redis://:secret@redis.internal:6379/2', keyPrefix: 'herald:' });
-    expect(config.bus).toMatchObject({ kind: 'kafka', brokers: ['k1:9092', 'k2:9092'] });
+    expect(config.bus).toMatchObject({ kind: 'kafka', brokers: ['k1:9092', 'k2:9092'], topics: { pushRequests: 6, pushTasks: 24 } });
+  });
+
+  it('takes the partition counts of the push topics from the environment', () => {
+    const config = load({ HERALD_PUSH_REQUEST_PARTITIONS: '3', HERALD_PUSH_TASK_PARTITIONS: '96' });
+    expect(config.bus.topics).toEqual({ pushRequests: 3, pushTasks: 96 });
+    expect(() => load({ HERALD_PUSH_TASK_PARTITIONS: '0' })).toThrow(/HERALD_PUSH_TASK_PARTITIONS \(bus\.topics\.pushTasks\)/);
   });
 
   it('infers a backend from its connection setting alone', () => {
