@@ -1,6 +1,6 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { servicesDown, servicesUp, type ServiceName } from '../../scripts/services/services.ts';
+import { servicesDown, servicesUp } from '../../scripts/services/services.ts';
 import { clusterEnv, nodeClient } from '../cluster/cluster-env.ts';
 import { dropKeyspace, testKeyspace } from '../store/cassandra-test-keyspace.ts';
 import { startHeraldProcess, type HeraldProcess } from '../support/herald-process.ts';
@@ -32,10 +32,6 @@ describe('an API node while Cassandra or Redis is down', () => {
     }
   }
 
-  async function stop(service: ServiceName): Promise<void> {
-    await servicesDown([service]);
-  }
-
   beforeAll(async () => {
     node = await startHeraldProcess(env);
     call = nodeClient(node.port, app);
@@ -52,7 +48,7 @@ describe('an API node while Cassandra or Redis is down', () => {
   }, 240_000);
 
   it('answers 503 while Redis is down, keeps running, and recovers by itself', async () => {
-    await stop('redis');
+    await servicesDown(['redis']);
     const login = await call('POST', '/1.1/login', { username: 'steady', password: 'steady-pw' });
     expect(login.status).toBe(503);
     expect(login.body).toEqual({ code: 503, error: expect.stringMatching(/Redis is unavailable/) });
@@ -70,7 +66,7 @@ describe('an API node while Cassandra or Redis is down', () => {
   }, 120_000);
 
   it('answers 503 while Cassandra is down, writes nothing half-way, and recovers by itself', async () => {
-    await stop('cassandra');
+    await servicesDown(['cassandra']);
     const read = await me();
     expect(read.status).toBe(503);
     expect(read.body).toEqual({ code: 503, error: expect.stringMatching(/Cassandra is unavailable/) });
