@@ -1,0 +1,59 @@
+import type { Condition } from '../../query/query.ts';
+
+/** The device platforms a push can reach. */
+export type Platform = 'ios' | 'android';
+
+/** A push aimed by a query over installations (`POST /1.1/push`). */
+export interface QueryTarget {
+  kind: 'query';
+  /** Parsed `where` with `channels` merged in; null targets every valid installation. */
+  where: Condition | null;
+  /** The same condition as JSON, channels merged in, as the push record stores it; null when neither was given. */
+  whereJson: Record<string, unknown> | null;
+  /** Platforms the query can reach: `{'ios'}` when `where` pins `deviceType` to ios, and so on. */
+  platforms: ReadonlySet<Platform>;
+}
+
+/** A push aimed at listed devices (`POST /1.1/push/devices`). */
+export interface DeviceTarget {
+  kind: 'devices';
+  deviceType: Platform;
+  /** iOS deviceTokens or Android installationIds, at most 500, duplicates removed, in the given order. */
+  ids: string[];
+  /** iOS only: name of a custom push certificate. */
+  deviceProfile?: string;
+  /** Android only: notification channel (also in `PushRequest.androidChannel`). */
+  channel?: string;
+}
+
+export type PushTarget = QueryTarget | DeviceTarget;
+
+/** A validated push request, ready to be stored and sent. */
+export interface PushRequest {
+  /** The validated `data`, as given (stored in the record, shown to clients). */
+  data: Record<string, unknown>;
+  target: PushTarget;
+  /** ms since epoch; null = send now (also when less than a minute ahead). */
+  pushTime: number | null;
+  /** Absolute expiry in ms, from expiration_time or expiration_interval (counted from push_time, else from now); null = none. */
+  expiresAt: number | null;
+  /** The caller's notification_id; the API generates one when null. */
+  notificationId: string | null;
+  reqId: string | null;
+  /** Gateway or certificate environment after the `prod` / X-SVC-Prod rule. */
+  environment: 'prod' | 'dev';
+  topic: string | null;
+  apnsTeamId: string | null;
+  /** Deliveries per second; null = no smoothing; values below 1000 are raised to 1000. */
+  flowControl: number | null;
+  /** Android notification channel (`_notificationChannel` on /push, `channel` on /push/devices). */
+  androidChannel: string | null;
+}
+
+/** What a reader needs besides the body. */
+export interface PushRequestContext {
+  /** The request time, ms since epoch. */
+  now: number;
+  /** The `X-SVC-Prod` header, undefined when absent. */
+  prodHeader: string | undefined;
+}
