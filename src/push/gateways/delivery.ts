@@ -1,0 +1,60 @@
+/**
+ * What the push engine hands to a gateway client and what it gets back. The
+ * caller builds each body once per push; clients send it as given.
+ */
+
+/** The gateways Herald speaks to; also the `gateway` label of the metrics. */
+export type GatewayName = 'apns' | 'fcm';
+
+/** One notification to one Apple device. */
+export interface ApnsDelivery {
+  /** Device token, hex. */
+  token: string;
+  /** `apns-topic`: the bundle id, or a suffixed topic such as `<bundle>.voip`. */
+  topic: string;
+  /** `apns-push-type`: `alert`, `background`, `voip`, … */
+  pushType: string;
+  /** `apns-priority`; absent: the header is omitted (APNs assumes 10). */
+  priority?: 5 | 10;
+  /** `apns-expiration`, Unix seconds; absent: the header is omitted. */
+  expiration?: number;
+  /** `apns-collapse-id`, at most 64 bytes. */
+  collapseId?: string;
+  /** The JSON body, at most 4096 bytes. */
+  payload: Buffer;
+}
+
+/** One message to one FCM registration token. */
+export interface FcmDelivery {
+  /** The complete JSON body, `{"message":{"token":…,…}}`. */
+  body: Buffer;
+}
+
+/**
+ * How a delivery ended, classified once from the gateway's answer
+ * (docs/push-engine.md, "Delivery outcomes"). `reason` is the gateway's own
+ * word (`BadDeviceToken`, `UNREGISTERED`, `TooManyRequests`) or, for failures
+ * on our side of the wire, one of Herald's (`Timeout`, `ConnectionLost`).
+ */
+export type DeliveryOutcome =
+  | { kind: 'delivered' }
+  /**
+   * The token will never work. `unregistered`: remove the installation.
+   * `since`: when the gateway says the token stopped being valid (ms), so an
+   * installation saved again after that is kept.
+   */
+  | { kind: 'invalid-token'; reason: string; unregistered: boolean; since?: number }
+  /** Not delivered, but may be sent again: after `retryAfterMs` when the gateway asked for a pause. */
+  | { kind: 'retry'; reason: string; retryAfterMs?: number }
+  /** Not delivered and sending it again would not help. */
+  | { kind: 'failed'; reason: string };
+
+/** A gateway client as the sender and `deliverWithRetry` use it. */
+export interface GatewayClient<D> {
+  readonly gateway: GatewayName;
+  /** Sends one delivery; never rejects: every problem is an outcome. */
+  send(delivery: D): Promise<DeliveryOutcome>;
+}
+
+/** The one `delivered` outcome, shared so that the hot path allocates nothing for it. */
+export const delivered: DeliveryOutcome = Object.freeze({ kind: 'delivered' });
