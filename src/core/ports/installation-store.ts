@@ -1,0 +1,68 @@
+import type { FieldOp, StoredObject, UpdateOptions } from './object-store.ts';
+
+/** One of the two unique device identities of an installation within an app. */
+export interface DeviceKey {
+  field: 'deviceToken' | 'installationId';
+  value: string;
+}
+
+/** Which rows of a shard to read: all, the subscribers of one channel, or one device type. */
+export type InstallationIndex = { kind: 'all' } | { kind: 'channel'; channel: string } | { kind: 'deviceType'; deviceType: string };
+
+/** One page of one shard of one index, in `objectId` order. */
+export interface ShardScan {
+  /** 0 ≤ shard < `shardCount`. */
+  shard: number;
+  index: InstallationIndex;
+  /** Read the installations whose objectId sorts after this one; null for the start of the shard. */
+  after: string | null;
+  /** At most this many installations (≥ 1). */
+  limit: number;
+}
+
+export interface InstallationPage {
+  /** Whole installation documents (for an index: its copies), in ascending `objectId` order. */
+  installations: StoredObject[];
+  /** The `after` of the next page, or null when the shard has nothing after this page. */
+  next: string | null;
+}
+
+/**
+ * `_Installation` objects of every app, spread over `shardCount` shards by
+ * `shardOf(objectId)`, with copies indexed by channel and by device type so
+ * that a push to a channel reads only its subscribers.
+ *
+ * `deviceToken` and `installationId` (when present as strings) are unique per
+ * app: a write that would take one held by another installation throws
+ * `DuplicateValueError` naming the field and changes nothing. The index
+ * copies follow every write; after a crash in the middle of a write they may
+ * lag the installation until it is written again, so a reader of copies
+ * still applies its full `where` to each one.
+ */
+export interface InstallationStore {
+  /** Fixed when the store was created; opening it with another count is refused. */
+  readonly shardCount: number;
+  /** The shard of an installation: FNV-1a of its objectId, modulo `shardCount`. */
+  shardOf(objectId: string): number;
+  /** Throws DuplicateValueError('objectId' | 'deviceToken' | 'installationId'). */
+  insert(appId: string, installation: StoredObject): Promise<void>;
+  /**
+   * Bulk seeding (imports, benchmarks): the same rules as `insert`, row by
+   * row. Not atomic across rows: when one fails, those before it may be stored.
+   */
+  insertMany(appId: string, installations: StoredObject[]): Promise<void>;
+  get(appId: string, objectId: string): Promise<StoredObject | null>;
+  findByDevice(appId: string, key: DeviceKey): Promise<StoredObject | null>;
+  /** Applies `ops` in order; answers the new document, or null when there is no such installation. */
+  update(appId: string, objectId: string, ops: FieldOp[], options: UpdateOptions): Promise<StoredObject | null>;
+  /** Answers whether an installation was deleted. */
+  delete(appId: string, objectId: string): Promise<boolean>;
+  /**
+   * Deletes only while `updatedAt` is still the stored one: a device saved
+   * again since is kept (invalid-token cleanup, idle sweep). Answers whether
+   * it deleted.
+   */
+  deleteIfUnchanged(appId: string, objectId: string, updatedAt: string): Promise<boolean>;
+  /** One page of a shard; memory and reads are bounded by `limit`. */
+  scanShard(appId: string, scan: ShardScan): Promise<InstallationPage>;
+}
