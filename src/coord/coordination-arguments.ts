@@ -1,3 +1,4 @@
+import type { AttemptLimit } from '../core/ports/coordination.ts';
 import type { TokenRequest } from '../core/ports/token-buckets.ts';
 
 /**
@@ -20,4 +21,12 @@ export function checkTokenRequest(request: TokenRequest): void {
   if (!Number.isSafeInteger(burst) || burst < 1) throw new RangeError(`burst must be a whole number of at least 1, got ${burst}`);
   if (!Number.isSafeInteger(requested) || requested < 1) throw new RangeError(`requested must be a whole number of at least 1, got ${requested}`);
   if (!Number.isFinite(now)) throw new RangeError(`now must be a time in milliseconds, got ${now}`);
+}
+
+export function checkAttemptLimit(limit: AttemptLimit): void {
+  const { now, windowMs, max, lockMs } = limit;
+  if (!Number.isFinite(now)) throw new RangeError(`now must be a time in milliseconds, got ${now}`);
+  checkTtl(windowMs);
+  if (!Number.isSafeInteger(max) || max < 1) throw new RangeError(`max must be a whole number of at least 1, got ${max}`);
+  if (!Number.isFinite(lockMs) || lockMs < 0) throw new RangeError(`lockMs must be zero or more milliseconds, got ${lockMs}`);
 }

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { systemClock, type Clock } from '../../src/core/clock.ts';
-import { appKey, type Coordination } from '../../src/core/ports/coordination.ts';
+import { appKey, type AttemptLimit, type Coordination } from '../../src/core/ports/coordination.ts';
 import { ManualClock } from '../support/manual-clock.ts';
 
 /** An adapter under test, with the time it expires keys by. */
@@ -186,6 +186,64 @@ export function describeCoordinationConformance(name: string, make: () => Promis
       await coord.recordEvent(key('reset'), now, 1000);
       await coord.delete(key('reset'));
       expect(await coord.recordEvent(key('reset'), now + 1, 1000)).toBe(1);
+    });
+
+    describe('reserveAttempt', () => {
+      const limit = (now: number, overrides: Partial<AttemptLimit> = {}): AttemptLimit => ({ now, windowMs: 1000, max: 3, lockMs: 5000, ...overrides });
+
+      it('allows max attempts in a window and refuses the next without counting it', async () => {
+        const now = subject.clock.now();
+        const answers = [];
+        for (let i = 0; i < 5; i++) answers.push(await coord.reserveAttempt(key('window'), null, limit(now + i)));
+        expect(answers.map((answer) => answer.allowed)).toEqual([true, true, true, false, false]);
+        expect(answers.map((answer) => answer.count)).toEqual([1, 2, 3, 3, 3]);
+        expect(answers.every((answer) => answer.lockedUntil === 0)).toBe(true);
+        // Refusals were not counted: once the first attempt leaves the window, one more fits.
+        expect((await coord.reserveAttempt(key('window'), null, limit(now + 1000))).allowed).toBe(true);
+        expect((await coord.reserveAttempt(key('window'), null, limit(now + 1000))).allowed).toBe(false);
+      });
+
+      it('lets exactly max of a burst of concurrent attempts through', async () => {
+        const now = subject.clock.now();
+        const answers = await Promise.all(
+          Array.from({ length: 100 }, () => coord.reserveAttempt(key('burst'), key('burst-lock'), limit(now, { max: 6 }))),
+        );
+        expect(answers.filter((answer) => answer.allowed)).toHaveLength(6);
+        expect(answers.filter((answer) => !answer.allowed).every((answer) => answer.lockedUntil === now + 5000)).toBe(true);
+      });
+
+      it('locks on the refusal of a full window, refuses everything while locked, and allows again when the lock ends', async () => {
+        const start = subject.clock.now();
+        for (let i = 0; i < 3; i++) expect((await coord.reserveAttempt(key('w'), key('lock'), limit(start))).allowed).toBe(true);
+        const refused = await coord.reserveAttempt(key('w'), key('lock'), limit(start + 10));
+        expect(refused).toEqual({ allowed: false, count: 3, lockedUntil: start + 5010 });
+        // The window has emptied, but the lock holds until its end on the caller's clock.
+        const locked = await coord.reserveAttempt(key('w'), key('lock'), limit(start + 5009));
+        expect(locked).toMatchObject({ allowed: false, lockedUntil: start + 5010 });
+        const after = await coord.reserveAttempt(key('w'), key('lock'), limit(start + 5010));
+        expect(after).toEqual({ allowed: true, count: 1, lockedUntil: 0 });
+      });
+
+      it('does not extend a lock with attempts made while locked', async () => {
+        const start = subject.clock.now();
+        for (let i = 0; i < 4; i++) await coord.reserveAttempt(key('w2'), key('lock2'), limit(start));
+        await coord.reserveAttempt(key('w2'), key('lock2'), limit(start + 4000));
+        expect((await coord.reserveAttempt(key('w2'), key('lock2'), limit(start + 5000))).allowed).toBe(true);
+      });
+
+      it('forgets the attempts of a deleted window', async () => {
+        const now = subject.clock.now();
+        for (let i = 0; i < 3; i++) await coord.reserveAttempt(key('cleared'), null, limit(now));
+        await coord.delete(key('cleared'));
+        expect(await coord.reserveAttempt(key('cleared'), null, limit(now))).toEqual({ allowed: true, count: 1, lockedUntil: 0 });
+      });
+
+      it('rejects a limit that makes no sense', async () => {
+        const now = subject.clock.now();
+        await expect(coord.reserveAttempt(key('bad'), null, limit(now, { max: 0 }))).rejects.toThrow(RangeError);
+        await expect(coord.reserveAttempt(key('bad'), null, limit(now, { windowMs: 0 }))).rejects.toThrow(RangeError);
+        await expect(coord.reserveAttempt(key('bad'), null, limit(Number.NaN))).rejects.toThrow(RangeError);
+      });
     });
 
     it('keeps keys apart', async () => {

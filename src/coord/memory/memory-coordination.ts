@@ -1,8 +1,8 @@
 import type { Clock } from '../../core/clock.ts';
-import type { Coordination } from '../../core/ports/coordination.ts';
+import type { AttemptLimit, AttemptReservation, Coordination } from '../../core/ports/coordination.ts';
 import type { Lease } from '../../core/ports/leases.ts';
 import type { TokenGrant, TokenRequest } from '../../core/ports/token-buckets.ts';
-import { checkLeaseName, checkTokenRequest, checkTtl } from '../coordination-arguments.ts';
+import { checkAttemptLimit, checkLeaseName, checkTokenRequest, checkTtl } from '../coordination-arguments.ts';
 import { msUntilFull, takeFromBucket, type BucketState } from '../token-bucket.ts';
 import { MemoryLeases } from './memory-leases.ts';
 
@@ -99,14 +99,28 @@ export class MemoryCoordination implements Coordination {
   recordEvent(key: string, now: number, windowMs: number): Promise<number> {
     return this.#run(() => {
       checkTtl(windowMs);
-      const window = this.#events.get(key) ?? { times: [], expiresAt: 0 };
+      const window = this.#window(key, now, windowMs);
       insertSorted(window.times, now);
-      // Events at or before `now - windowMs` are outside the window ending at `now`.
-      const firstInside = window.times.findIndex((time) => time > now - windowMs);
-      window.times.splice(0, firstInside === -1 ? window.times.length : firstInside);
       window.expiresAt = Math.max(window.expiresAt, now + windowMs);
-      this.#events.set(key, window);
       return window.times.length;
+    });
+  }
+
+  reserveAttempt(windowKey: string, lockKey: string | null, limit: AttemptLimit): Promise<AttemptReservation> {
+    return this.#run(() => {
+      checkAttemptLimit(limit);
+      const { now, windowMs, max, lockMs } = limit;
+      const lockedUntil = lockKey === null ? 0 : Number(this.#live(lockKey)?.value ?? 0);
+      const window = this.#window(windowKey, now, windowMs);
+      if (lockedUntil > now) return { allowed: false, count: window.times.length, lockedUntil };
+      if (window.times.length >= max) {
+        if (lockKey === null || lockMs === 0) return { allowed: false, count: window.times.length, lockedUntil: 0 };
+        this.#entries.set(lockKey, { value: String(now + lockMs), expiresAt: this.#clock.now() + lockMs });
+        return { allowed: false, count: window.times.length, lockedUntil: now + lockMs };
+      }
+      insertSorted(window.times, now);
+      window.expiresAt = Math.max(window.expiresAt, now + windowMs);
+      return { allowed: true, count: window.times.length, lockedUntil: 0 };
     });
   }
 
@@ -177,6 +191,16 @@ export class MemoryCoordination implements Coordination {
     if (bucket === undefined || bucket.expiresAt > this.#clock.now()) return bucket;
     this.#buckets.delete(key);
     return undefined;
+  }
+
+  /** The events at `key` inside the window ending at `now`; created when absent. */
+  #window(key: string, now: number, windowMs: number): EventWindow {
+    const window = this.#events.get(key) ?? { times: [], expiresAt: 0 };
+    // Events at or before `now - windowMs` are outside the window ending at `now`.
+    const firstInside = window.times.findIndex((time) => time > now - windowMs);
+    window.times.splice(0, firstInside === -1 ? window.times.length : firstInside);
+    this.#events.set(key, window);
+    return window;
   }
 
   #live(key: string): Entry | undefined {

@@ -1,5 +1,6 @@
 import type { ConnectionOptions } from 'node:tls';
 import type { RedisOptions } from 'ioredis';
+import type { Clock } from '../../core/clock.ts';
 import type { Logger } from '../../core/logger.ts';
 
 /** Where the Redis of `RedisCoordination` is, and how patiently to talk to it. */
@@ -29,6 +30,8 @@ export interface RedisCoordinationOptions {
   maxReconnectDelayMs?: number;
   /** Where loss and recovery of the connection are reported. */
   logger?: Logger;
+  /** The time values expire by; the system clock by default. */
+  clock?: Clock;
 }
 
 export const defaultKeyPrefix = 'herald:';

@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import type { Coordination } from '../../core/ports/coordination.ts';
+import { systemClock, type Clock } from '../../core/clock.ts';
+import type { AttemptLimit, AttemptReservation, Coordination } from '../../core/ports/coordination.ts';
 import type { Lease } from '../../core/ports/leases.ts';
 import type { TokenGrant, TokenRequest } from '../../core/ports/token-buckets.ts';
-import { checkTokenRequest, checkTtl } from '../coordination-arguments.ts';
+import { checkAttemptLimit, checkTokenRequest, checkTtl } from '../coordination-arguments.ts';
+import { decodeExpiring, encodeExpiring } from './expiring-value.ts';
 import { RedisConnection } from './redis-connection.ts';
 import { compileRedisCoordinationOptions, type RedisCoordinationOptions } from './redis-coordination-options.ts';
 import { closedError, toCoordinationError } from './redis-errors.ts';
@@ -12,8 +14,10 @@ import { RedisScripts } from './redis-scripts.ts';
 /**
  * `Coordination` on Redis, shared by every node. Keys get the configured prefix
  * (callers namespace them per app with `appKey`); multi-step operations are Lua
- * scripts, leases are redlock locks. TTLs run on the server's clock; windows
- * and buckets on the times callers pass.
+ * scripts, leases are redlock locks. Windows, buckets and locks run on the
+ * times callers pass, and values expire by the adapter's clock as well (Redis
+ * is also given each TTL, so keys go away by themselves); only lease TTLs run
+ * on the server's clock.
  *
  * While Redis cannot be reached every call rejects promptly with
  * `ServiceUnavailableError` (nothing is queued, every command has a timeout),
@@ -23,6 +27,7 @@ export class RedisCoordination implements Coordination {
   readonly #connection: RedisConnection;
   readonly #scripts: RedisScripts;
   readonly #leases: RedisLeases;
+  readonly #clock: Clock;
 
   /** Creates the adapter and waits until Redis is ready; see `connect()`. */
   static async open(options: RedisCoordinationOptions): Promise<RedisCoordination> {
@@ -39,6 +44,7 @@ export class RedisCoordination implements Coordination {
   /** Sets the client up without connecting; call `connect()` (or use `open()`) before serving. */
   constructor(options: RedisCoordinationOptions) {
     this.#connection = new RedisConnection(compileRedisCoordinationOptions(options));
+    this.#clock = options.clock ?? systemClock;
     this.#scripts = new RedisScripts(this.#connection.client);
     this.#leases = new RedisLeases(this.#connection.client, { run: (operation) => this.#run(operation) });
   }
@@ -54,21 +60,22 @@ export class RedisCoordination implements Coordination {
 
   async setIfAbsent(key: string, value: string, ttlMs: number): Promise<boolean> {
     checkTtl(ttlMs);
-    const reply = await this.#run(() => this.#client.set(key, value, 'PX', Math.ceil(ttlMs), 'NX'));
-    return reply === 'OK';
+    const now = this.#clock.now();
+    return this.#run(() => this.#scripts.setIfAbsent(key, encodeExpiring(value, now + ttlMs), now, ttlMs));
   }
 
   async set(key: string, value: string, ttlMs: number): Promise<void> {
     checkTtl(ttlMs);
-    await this.#run(() => this.#client.set(key, value, 'PX', Math.ceil(ttlMs)));
+    const encoded = encodeExpiring(value, this.#clock.now() + ttlMs);
+    await this.#run(() => this.#client.set(key, encoded, 'PX', Math.ceil(ttlMs)));
   }
 
-  get(key: string): Promise<string | null> {
-    return this.#run(() => this.#client.get(key));
+  async get(key: string): Promise<string | null> {
+    return decodeExpiring(await this.#run(() => this.#client.get(key)), this.#clock.now());
   }
 
-  take(key: string): Promise<string | null> {
-    return this.#run(() => this.#scripts.take(key));
+  async take(key: string): Promise<string | null> {
+    return decodeExpiring(await this.#run(() => this.#scripts.take(key)), this.#clock.now());
   }
 
   async delete(key: string): Promise<void> {
@@ -78,6 +85,11 @@ export class RedisCoordination implements Coordination {
   async recordEvent(key: string, now: number, windowMs: number): Promise<number> {
     checkTtl(windowMs);
     return this.#run(() => this.#scripts.recordEvent(key, now, windowMs, randomUUID()));
+  }
+
+  async reserveAttempt(windowKey: string, lockKey: string | null, limit: AttemptLimit): Promise<AttemptReservation> {
+    checkAttemptLimit(limit);
+    return this.#run(() => this.#scripts.reserveAttempt(windowKey, lockKey, limit, randomUUID()));
   }
 
   async takeTokens(key: string, request: TokenRequest): Promise<TokenGrant> {

@@ -1,11 +1,14 @@
 import { readFileSync } from 'node:fs';
 import type { Redis } from 'ioredis';
+import type { AttemptLimit, AttemptReservation } from '../../core/ports/coordination.ts';
 import type { TokenGrant, TokenRequest } from '../../core/ports/token-buckets.ts';
 
 /** The Lua scripts in `scripts/`, by command name; the number in a file name is its key count. */
 const scriptFiles = {
   take: 'take-1.lua',
+  setIfAbsent: 'set-if-absent-1.lua',
   recordEvent: 'record-event-1.lua',
+  reserveAttempt: 'reserve-attempt-2.lua',
   tokenBucket: 'token-bucket-1.lua',
 } as const;
 
@@ -39,6 +42,23 @@ export class RedisScripts {
     const reply = await this.#run('take', key);
     if (reply === null || typeof reply === 'string') return reply;
     throw unexpectedReply('take', reply);
+  }
+
+  async setIfAbsent(key: string, encoded: string, now: number, ttlMs: number): Promise<boolean> {
+    const reply = await this.#run('setIfAbsent', key, encoded, now, Math.ceil(ttlMs));
+    if (reply === 0 || reply === 1) return reply === 1;
+    throw unexpectedReply('setIfAbsent', reply);
+  }
+
+  async reserveAttempt(windowKey: string, lockKey: string | null, limit: AttemptLimit, member: string): Promise<AttemptReservation> {
+    const { now, windowMs, max, lockMs } = limit;
+    // Without a lock the second key is never touched; the window key stands in for it.
+    const reply = await this.#run('reserveAttempt', windowKey, lockKey ?? windowKey, now, windowMs, max, lockMs, member, lockKey === null ? 0 : 1);
+    if (Array.isArray(reply) && reply.length === 3 && reply.every((part) => typeof part === 'number')) {
+      const [allowed, count, lockedUntil] = reply as [number, number, number];
+      return { allowed: allowed === 1, count, lockedUntil };
+    }
+    throw unexpectedReply('reserveAttempt', reply);
   }
 
   async recordEvent(key: string, now: number, windowMs: number, member: string): Promise<number> {

@@ -6,6 +6,27 @@ export function appKey(appId: string, ...parts: string[]): string {
   return ['app', appId, ...parts].join(':');
 }
 
+/** One attempt to reserve under a limit; times are the caller's, as for `recordEvent`. */
+export interface AttemptLimit {
+  now: number;
+  /** Length of the sliding window attempts are counted in. */
+  windowMs: number;
+  /** Most attempts the window may hold. */
+  max: number;
+  /** How long a refusal for a full window locks `lockKey`; ignored without one. */
+  lockMs: number;
+}
+
+/** What `reserveAttempt` decided. */
+export interface AttemptReservation {
+  /** Whether the attempt may go ahead; it has then been counted. */
+  allowed: boolean;
+  /** Attempts in the window, this one included when allowed. */
+  count: number;
+  /** When the lock ends (caller's time), or 0 when the subject is not locked. */
+  lockedUntil: number;
+}
+
 /**
  * Short-lived shared state between nodes: counters, flags and codes with
  * expiry, token buckets and leases. Keys are namespaced per app by the caller.
@@ -28,6 +49,16 @@ export interface Coordination extends TokenBuckets, Leases {
    * the window of `windowMs` ending at `now` holds, this one included.
    */
   recordEvent(key: string, now: number, windowMs: number): Promise<number>;
+  /**
+   * Reserves one attempt before it is made, in one atomic step, so that a burst
+   * of concurrent callers cannot get more than `max` attempts into a window:
+   * refused while `lockKey` holds a lock that has not ended at `limit.now`;
+   * refused when the window at `windowKey` already holds `max` attempts (then,
+   * with a `lockKey`, the lock is set for `lockMs`); otherwise recorded and
+   * allowed. A refused attempt is not counted. Deleting `windowKey` forgets
+   * the attempts.
+   */
+  reserveAttempt(windowKey: string, lockKey: string | null, limit: AttemptLimit): Promise<AttemptReservation>;
   ping(): Promise<void>;
   close(): Promise<void>;
 }
