@@ -89,6 +89,16 @@ export class DuplicateValueError extends Error {
   }
 }
 
+/** Raised by an update whose `expect` op found another value: nothing was written. */
+export class PreconditionFailedError extends Error {
+  readonly field: string;
+  constructor(field: string) {
+    super(`field ${field} no longer holds the expected value`);
+    this.name = 'PreconditionFailedError';
+    this.field = field;
+  }
+}
+
 /** Raised by adapters when their backing service cannot be reached. */
 export class ServiceUnavailableError extends HeraldError {
   constructor(service: string, cause?: unknown) {

@@ -1,6 +1,6 @@
 import type { FieldOp, StoredObject } from '../core/ports/object-store.ts';
-import { ErrorCode, HeraldError, fail } from '../core/errors.ts';
-import { setOwn } from './field-path.ts';
+import { ErrorCode, HeraldError, PreconditionFailedError, fail } from '../core/errors.ts';
+import { setOwn, valueAtPath } from './field-path.ts';
 import { isJsonObject, jsonEqual } from './json-value.ts';
 
 /** Marks a field for removal in `updateAt`. */
@@ -43,6 +43,12 @@ function applyOp(object: Record<string, unknown>, op: FieldOp): Record<string, u
       return updateAt(object, op.path, (current) =>
         arrayAt(name, current).filter((existing) => !op.objects.some((item) => jsonEqual(existing, item))),
       );
+    case 'expect': {
+      const current = valueAtPath(object, op.path);
+      const holds = op.value === undefined ? current === undefined : current !== undefined && jsonEqual(current, op.value);
+      if (!holds) throw new PreconditionFailedError(name);
+      return object;
+    }
   }
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DuplicateValueError, ErrorCode, HeraldError } from '../../src/core/errors.ts';
+import { DuplicateValueError, ErrorCode, HeraldError, PreconditionFailedError } from '../../src/core/errors.ts';
 import type { FieldOp, Store, StoredObject } from '../../src/core/ports/object-store.ts';
 import { queryAll } from '../../src/query/query.ts';
 import { duplicateField, newAppId, newObject, type ConformanceContext } from './store-conformance-fixture.ts';
@@ -208,8 +208,8 @@ export function describeWriteConformance(context: ConformanceContext): void {
   });
 
   describe('updates', () => {
-    const update = (appId: string, objectId: string, ops: FieldOp[]): Promise<StoredObject | null> =>
-      context.store().update(appId, 'Thing', objectId, ops, { updatedAt: later });
+    const update = (appId: string, objectId: string, ops: FieldOp[], className = 'Thing'): Promise<StoredObject | null> =>
+      context.store().update(appId, className, objectId, ops, { updatedAt: later });
 
     it('changes only the named fields and sets updatedAt', async () => {
       const store = context.store();
@@ -280,6 +280,24 @@ export function describeWriteConformance(context: ConformanceContext): void {
         expect((error as HeraldError).code).toBe(ErrorCode.invalidType);
       }
       expect(await store.get(appId, 'Thing', thing.objectId)).toEqual(thing);
+    });
+
+    it('applies an update only while an expect op holds, in the same atomic step', async () => {
+      const store = context.store();
+      const appId = newAppId();
+      const user = await insertUser(store, appId, { username: `e${appId}`, email: 'old@example.com' });
+      const verify: FieldOp[] = [
+        { op: 'expect', path: ['email'], value: 'old@example.com' },
+        { op: 'set', path: ['emailVerified'], value: true },
+      ];
+      await update(appId, user.objectId, [{ op: 'set', path: ['email'], value: 'new@example.com' }], '_User');
+      const error = await update(appId, user.objectId, verify, '_User').catch((reason: unknown) => reason);
+      expect(error).toBeInstanceOf(PreconditionFailedError);
+      expect((await store.get(appId, '_User', user.objectId))?.emailVerified).toBeUndefined();
+
+      const absent = await update(appId, user.objectId, [{ op: 'expect', path: ['phone'], value: undefined }, { op: 'set', path: ['phone'], value: '1' }], '_User');
+      expect(absent?.phone).toBe('1');
+      await expect(update(appId, user.objectId, [{ op: 'expect', path: ['phone'], value: undefined }], '_User')).rejects.toBeInstanceOf(PreconditionFailedError);
     });
   });
 }

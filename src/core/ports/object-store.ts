@@ -27,7 +27,13 @@ export type FieldOp =
   | { op: 'set'; path: string[]; value: unknown }
   | { op: 'delete'; path: string[] }
   | { op: 'increment'; path: string[]; amount: number }
-  | { op: 'add' | 'addUnique' | 'remove'; path: string[]; objects: unknown[] };
+  | { op: 'add' | 'addUnique' | 'remove'; path: string[]; objects: unknown[] }
+  /**
+   * Changes nothing, but fails the whole update with `PreconditionFailedError`
+   * unless the field holds `value` (absent when `value` is undefined): a
+   * compare-and-set checked in the same atomic step as the other ops.
+   */
+  | { op: 'expect'; path: string[]; value: unknown };
 
 export interface UpdateOptions {
   /** New `updatedAt`; always set by the caller so every adapter agrees on it. */
