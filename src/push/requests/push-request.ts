@@ -1,4 +1,10 @@
 import type { Condition } from '../../query/query.ts';
+import { checkPayloadSize } from '../payload/payload-size.ts';
+import { readDeviceTarget } from './device-target.ts';
+import { optionalString, param, readBody } from './param-rules.ts';
+import { readPushData } from './push-data.ts';
+import { readPushOptions } from './push-options.ts';
+import { readQueryTarget } from './query-target.ts';
 
 /** The device platforms a push can reach. */
 export type Platform = 'ios' | 'android';
@@ -56,4 +62,41 @@ export interface PushRequestContext {
   now: number;
   /** The `X-SVC-Prod` header, undefined when absent. */
   prodHeader: string | undefined;
+}
+
+/**
+ * Reads and validates the body of `POST /1.1/push`. Throws `HeraldError`
+ * (107, 111, 112, 113, 105, 1) before anything is stored; unknown
+ * parameters are ignored.
+ */
+export function readQueryPush(body: unknown, context: PushRequestContext): PushRequest {
+  const params = readBody(body);
+  const target = readQueryTarget(params);
+  return checked({
+    data: readPushData(param(params, 'data'), target.platforms),
+    target,
+    ...readPushOptions(params, context),
+    androidChannel: optionalString(params, '_notificationChannel'),
+  });
+}
+
+/**
+ * Reads and validates the body of `POST /1.1/push/devices`. Throws
+ * `HeraldError` (107, 111, 113, 114, 105, 1); unknown parameters are ignored.
+ */
+export function readDevicePush(body: unknown, context: PushRequestContext): PushRequest {
+  const params = readBody(body);
+  const target = readDeviceTarget(params);
+  return checked({
+    data: readPushData(param(params, 'data'), new Set([target.deviceType])),
+    target,
+    ...readPushOptions(params, context),
+    androidChannel: target.channel ?? null,
+  });
+}
+
+/** Refuses a request whose gateway payload would be too large, so nothing oversize is stored. */
+function checked(request: PushRequest): PushRequest {
+  checkPayloadSize(request);
+  return request;
 }

@@ -1,0 +1,58 @@
+import { ErrorCode, fail } from '../../core/errors.ts';
+import { optionalString, param, type Params } from './param-rules.ts';
+import type { DeviceTarget, Platform } from './push-request.ts';
+
+/** Most ids one `POST /1.1/push/devices` may list (SPEC limits). */
+export const maxDeviceIds = 500;
+
+/** APNs device tokens: 32 bytes today, up to 100 bytes allowed for, as hex. */
+const deviceTokenPattern = /^(?:[0-9A-Fa-f]{2}){32,100}$/;
+
+/** Longest Android installationId accepted (the SDKs generate 36-character UUIDs). */
+export const maxInstallationIdLength = 128;
+
+/**
+ * The target of `POST /1.1/push/devices`: `device_type` and `device_ids`,
+ * plus `device_profile` (iOS) and `channel` (Android). A platform-specific
+ * parameter given for the other platform is type-checked and then ignored.
+ */
+export function readDeviceTarget(params: Params): DeviceTarget {
+  const deviceType = readDeviceType(param(params, 'device_type'));
+  const ids = readDeviceIds(param(params, 'device_ids'), deviceType);
+  const deviceProfile = optionalString(params, 'device_profile');
+  const channel = optionalString(params, 'channel');
+  const target: DeviceTarget = { kind: 'devices', deviceType, ids };
+  if (deviceType === 'ios' && deviceProfile !== null) target.deviceProfile = deviceProfile;
+  if (deviceType === 'android' && channel !== null) target.channel = channel;
+  return target;
+}
+
+function readDeviceType(value: unknown): Platform {
+  if (value === undefined) fail(ErrorCode.missingRequiredKey, 'device_type is required: "ios" or "android"');
+  if (typeof value !== 'string') fail(ErrorCode.invalidType, 'device_type must be a string, "ios" or "android"');
+  if (value !== 'ios' && value !== 'android') fail(ErrorCode.internal, 'device_type must be "ios" or "android"');
+  return value;
+}
+
+function readDeviceIds(value: unknown, deviceType: Platform): string[] {
+  if (value === undefined) fail(ErrorCode.missingRequiredKey, 'device_ids is required');
+  if (!Array.isArray(value)) fail(ErrorCode.invalidType, 'device_ids must be an array of strings');
+  if (value.length === 0) fail(ErrorCode.missingRequiredKey, 'device_ids must list at least one device');
+  if (value.length > maxDeviceIds) fail(ErrorCode.internal, `device_ids lists more than ${maxDeviceIds} devices`);
+  const ids = new Set<string>();
+  for (const item of value) {
+    if (typeof item !== 'string') fail(ErrorCode.invalidType, 'device_ids must be an array of strings');
+    checkDeviceId(item, deviceType);
+    ids.add(item);
+  }
+  return [...ids];
+}
+
+function checkDeviceId(id: string, deviceType: Platform): void {
+  const shown = JSON.stringify(id.slice(0, 40));
+  if (deviceType === 'ios') {
+    if (!deviceTokenPattern.test(id)) fail(ErrorCode.invalidDeviceToken, `invalid device token ${shown} in device_ids: iOS device tokens are 64 to 200 hex digits`);
+  } else if (id.length === 0 || id.length > maxInstallationIdLength || /[\p{Cc}\s]/u.test(id)) {
+    fail(ErrorCode.invalidDeviceToken, `invalid installationId ${shown} in device_ids`);
+  }
+}
