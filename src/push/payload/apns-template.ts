@@ -42,8 +42,12 @@ export function buildApnsTemplate(request: Pick<PushRequest, 'data' | 'expiresAt
   const tail = Buffer.from(withPlaceholder.slice(badgeHead.length + 1));
   const withBadge = (badge: number): Buffer => {
     if (!Number.isSafeInteger(badge) || badge < 0) throw new RangeError(`badge must be a non-negative integer, got ${badge}`);
-    const digits = Buffer.from(String(badge), 'latin1');
-    return Buffer.concat([head, digits, tail], head.length + digits.length + tail.length);
+    const digits = String(badge);
+    const buffer = Buffer.allocUnsafe(head.length + digits.length + tail.length);
+    head.copy(buffer, 0);
+    buffer.write(digits, head.length, 'latin1');
+    tail.copy(buffer, head.length + digits.length);
+    return buffer;
   };
   let body: Buffer;
   if (increment) body = withBadge(1);

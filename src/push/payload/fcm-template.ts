@@ -59,10 +59,17 @@ export function buildFcmTemplate(request: Pick<PushRequest, 'data' | 'androidCha
     notification,
     data,
     bodyFor(registrationToken: string, ttlSeconds: number | null): Buffer {
-      const token = Buffer.from(JSON.stringify(registrationToken));
-      const ttl = ttlSeconds === null || !Number.isFinite(ttlSeconds) ? null : Buffer.from(`"ttl":"${fcmTtl(ttlSeconds)}s",`);
-      const parts = ttl === null ? [head, token, androidOpen, tail] : [head, token, androidOpen, ttl, tail];
-      return Buffer.concat(parts);
+      // Only the token and the ttl are written per device; JSON.stringify escapes the token.
+      const token = JSON.stringify(registrationToken);
+      const ttl = ttlSeconds === null || !Number.isFinite(ttlSeconds) ? '' : `"ttl":"${fcmTtl(ttlSeconds)}s",`;
+      const tokenBytes = Buffer.byteLength(token);
+      const buffer = Buffer.allocUnsafe(head.length + tokenBytes + androidOpen.length + ttl.length + tail.length);
+      let offset = head.copy(buffer, 0);
+      offset += buffer.write(token, offset, 'utf8');
+      offset += androidOpen.copy(buffer, offset);
+      offset += buffer.write(ttl, offset, 'latin1');
+      tail.copy(buffer, offset);
+      return buffer;
     },
   };
 }
