@@ -1,4 +1,5 @@
-import type { DatabaseSync } from 'node:sqlite';
+import { DatabaseSync } from 'node:sqlite';
+import { translateSqliteError } from './sqlite-errors.ts';
 
 /**
  * Migrations in order; the database's `PRAGMA user_version` is the number
@@ -32,6 +33,65 @@ const migrations: readonly string[] = [
    ) WITHOUT ROWID;`,
   // Lets putToken purge an app's expired tokens without scanning its live ones.
   'CREATE INDEX tokens_by_expiry ON tokens (app_id, expires_at);',
+  // Push data: installations by (app, shard) with their device keys unique per
+  // app, index rows naming the installations of a channel or device type per
+  // shard (read joined with installations, so never stale), push records with
+  // one result row per reported slice, and scheduled pushes by due time.
+  // IF NOT EXISTS: a file whose version was set back re-runs the step.
+  `CREATE TABLE IF NOT EXISTS store_settings (
+     name TEXT PRIMARY KEY,
+     value TEXT NOT NULL
+   ) WITHOUT ROWID;
+   CREATE TABLE IF NOT EXISTS installations (
+     app_id TEXT NOT NULL,
+     shard INTEGER NOT NULL,
+     object_id TEXT NOT NULL,
+     doc TEXT NOT NULL,
+     device_token TEXT,
+     installation_id TEXT,
+     PRIMARY KEY (app_id, shard, object_id)
+   ) WITHOUT ROWID;
+   CREATE UNIQUE INDEX IF NOT EXISTS installations_by_device_token ON installations (app_id, device_token) WHERE device_token IS NOT NULL;
+   CREATE UNIQUE INDEX IF NOT EXISTS installations_by_installation_id ON installations (app_id, installation_id) WHERE installation_id IS NOT NULL;
+   CREATE TABLE IF NOT EXISTS installation_index (
+     app_id TEXT NOT NULL,
+     index_key TEXT NOT NULL,
+     shard INTEGER NOT NULL,
+     object_id TEXT NOT NULL,
+     PRIMARY KEY (app_id, index_key, shard, object_id)
+   ) WITHOUT ROWID;
+   CREATE TABLE IF NOT EXISTS push_records (
+     app_id TEXT NOT NULL,
+     object_id TEXT NOT NULL,
+     notification_id TEXT,
+     created_ms INTEGER NOT NULL,
+     doc TEXT NOT NULL,
+     PRIMARY KEY (app_id, object_id)
+   );
+   CREATE INDEX IF NOT EXISTS push_records_by_notification ON push_records (app_id, notification_id, created_ms);
+   CREATE INDEX IF NOT EXISTS push_records_by_created ON push_records (app_id, created_ms, object_id);
+   CREATE INDEX IF NOT EXISTS push_records_by_age ON push_records (created_ms);
+   CREATE TABLE IF NOT EXISTS push_results (
+     app_id TEXT NOT NULL,
+     push_id TEXT NOT NULL,
+     slice_key TEXT NOT NULL,
+     counts TEXT NOT NULL,
+     final INTEGER NOT NULL,
+     written_ms INTEGER NOT NULL,
+     PRIMARY KEY (app_id, push_id, slice_key)
+   ) WITHOUT ROWID;
+   CREATE INDEX IF NOT EXISTS push_results_by_age ON push_results (written_ms);
+   CREATE TABLE IF NOT EXISTS scheduled_pushes (
+     app_id TEXT NOT NULL,
+     id INTEGER NOT NULL,
+     due_at INTEGER NOT NULL,
+     push_id TEXT NOT NULL,
+     created_at TEXT NOT NULL,
+     message TEXT NOT NULL,
+     PRIMARY KEY (app_id, id)
+   );
+   CREATE INDEX IF NOT EXISTS scheduled_pushes_by_due ON scheduled_pushes (due_at, app_id, id);
+   CREATE INDEX IF NOT EXISTS scheduled_pushes_by_app_due ON scheduled_pushes (app_id, due_at, id);`,
 ];
 
 /** The schema version this code writes. */
@@ -57,5 +117,24 @@ export function migrateSqliteSchema(db: DatabaseSync): void {
   } catch (error) {
     if (db.isTransaction) db.exec('ROLLBACK');
     throw error;
+  }
+}
+
+/** Opens the database file, brings it to the current schema and closes it (the `migrate` command). */
+export function migrateSqliteFile(file: string): void {
+  let db: DatabaseSync;
+  try {
+    // Waits for another connection's lock as long as the store does.
+    db = new DatabaseSync(file, { timeout: 5000 });
+  } catch (error) {
+    throw translateSqliteError(error);
+  }
+  try {
+    db.exec('PRAGMA journal_mode = WAL');
+    migrateSqliteSchema(db);
+  } catch (error) {
+    throw translateSqliteError(error);
+  } finally {
+    db.close();
   }
 }

@@ -11,6 +11,11 @@ export interface SqliteStoreOptions {
    * 503 (ServiceUnavailableError). Default 5000 ms.
    */
   busyTimeoutMs?: number;
-  /** Time source for purging expired tokens when new ones are put. Default: the system clock. */
+  /** Time source for purging expired tokens when new ones are put, and for stamping push results. Default: the system clock. */
   clock?: Clock;
+  /**
+   * Installation shards per app (see InstallationStore). Recorded when the
+   * database is created; opening it with another count is refused. Default 64.
+   */
+  installationShards?: number;
 }

@@ -1,6 +1,7 @@
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import { systemClock, type Clock } from '../../core/clock.ts';
-import { DuplicateValueError, ServiceUnavailableError } from '../../core/errors.ts';
+import { DuplicateValueError } from '../../core/errors.ts';
+import type { InstallationStore } from '../../core/ports/installation-store.ts';
 import type {
   ClassDescriptors,
   FieldOp,
@@ -10,11 +11,18 @@ import type {
   UniqueKey,
   UpdateOptions,
 } from '../../core/ports/object-store.ts';
+import type { PushStore } from '../../core/ports/push-store.ts';
+import type { ScheduledPushStore } from '../../core/ports/scheduled-push-store.ts';
 import { applyOps } from '../../query/apply-ops.ts';
 import type { Query } from '../../query/query.ts';
 import { runQuery } from '../../query/run-query.ts';
+import { checkShardCount, defaultInstallationShards } from '../installation-shards.ts';
 import { translateSqliteError } from './sqlite-errors.ts';
+import { SqliteInstallationStore } from './sqlite-installation-store.ts';
+import { SqlitePushStore } from './sqlite-push-store.ts';
+import { SqliteScheduledPushStore } from './sqlite-scheduled-push-store.ts';
 import { migrateSqliteSchema } from './sqlite-schema.ts';
+import { SqliteSession } from './sqlite-session.ts';
 import type { SqliteStoreOptions } from './sqlite-store-options.ts';
 
 const defaultBusyTimeoutMs = 5000;
@@ -22,30 +30,40 @@ const defaultBusyTimeoutMs = 5000;
 /**
  * The embedded store: one SQLite file (WAL) holding objects as JSON, a
  * unique-key table maintained in the same transaction as every write, and
- * single-use tokens, an app's expired ones purged whenever it puts another.
+ * single-use tokens, an app's expired ones purged whenever it puts another;
+ * and the push data (installations by shard, push records, scheduled pushes)
+ * on the same connection.
  * Several instances, in one process or several, may share a file; writes
  * take the lock with BEGIN IMMEDIATE and wait up to the busy timeout, then
  * fail with 503.
  */
 export class SqliteStore implements Store {
+  readonly installations: InstallationStore;
+  readonly pushes: PushStore;
+  readonly scheduled: ScheduledPushStore;
   readonly #db: DatabaseSync;
+  readonly #session: SqliteSession;
   readonly #classes: ClassDescriptors;
   readonly #clock: Clock;
   readonly #sql: ReturnType<typeof prepareStatements>;
-  #closed = false;
 
   constructor(options: SqliteStoreOptions) {
     this.#classes = options.classes;
     this.#clock = options.clock ?? systemClock;
+    const shardCount = checkShardCount(options.installationShards ?? defaultInstallationShards);
     try {
       this.#db = new DatabaseSync(options.file, { timeout: options.busyTimeoutMs ?? defaultBusyTimeoutMs });
     } catch (error) {
       throw translateSqliteError(error);
     }
+    this.#session = new SqliteSession(this.#db);
     try {
       this.#db.exec('PRAGMA journal_mode = WAL');
       migrateSqliteSchema(this.#db);
       this.#sql = prepareStatements(this.#db);
+      this.installations = new SqliteInstallationStore(this.#session, shardCount);
+      this.pushes = new SqlitePushStore(this.#session, this.#clock);
+      this.scheduled = new SqliteScheduledPushStore(this.#session);
     } catch (error) {
       this.#db.close();
       throw translateSqliteError(error);
@@ -106,7 +124,7 @@ export class SqliteStore implements Store {
   }
 
   async find(appId: string, className: string, query: Query): Promise<FindResult> {
-    this.#assertOpen();
+    this.#session.assertOpen();
     try {
       // runQuery drains a synchronous source before its first await, so the
       // cursor never stays open while other work uses this connection.
@@ -144,10 +162,7 @@ export class SqliteStore implements Store {
 
   /** Closes the connection; later calls fail with 503. Idempotent. */
   close(): Promise<void> {
-    if (!this.#closed) {
-      this.#closed = true;
-      this.#db.close();
-    }
+    this.#session.close();
     return Promise.resolve();
   }
 
@@ -171,28 +186,11 @@ export class SqliteStore implements Store {
   }
 
   #transaction<T>(work: () => T): T {
-    this.#db.exec('BEGIN IMMEDIATE');
-    try {
-      const result = work();
-      this.#db.exec('COMMIT');
-      return result;
-    } catch (error) {
-      if (this.#db.isTransaction) this.#db.exec('ROLLBACK');
-      throw error;
-    }
+    return this.#session.transaction(work);
   }
 
   #run<T>(work: () => T): Promise<T> {
-    try {
-      this.#assertOpen();
-      return Promise.resolve(work());
-    } catch (error) {
-      return Promise.reject(translateSqliteError(error));
-    }
-  }
-
-  #assertOpen(): void {
-    if (this.#closed) throw new ServiceUnavailableError('SQLite store (closed)');
+    return this.#session.run(work);
   }
 }
 

@@ -1,0 +1,87 @@
+import type { DeviceKey, InstallationIndex } from '../core/ports/installation-store.ts';
+import type { StoredObject } from '../core/ports/object-store.ts';
+
+/** Shards per app unless configured; recorded in the store when it is created. */
+export const defaultInstallationShards = 64;
+
+/** FNV-1a (32 bit) of a string's UTF-16 code units: stable across processes and versions. */
+export function fnv1a(text: string): number {
+  let hash = 0x811c9dc5;
+  for (let index = 0; index < text.length; index += 1) {
+    hash ^= text.charCodeAt(index);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return hash >>> 0;
+}
+
+/** The shard of an installation among `shardCount`. */
+export function installationShard(objectId: string, shardCount: number): number {
+  return fnv1a(objectId) % shardCount;
+}
+
+/** Answers a valid shard count, or throws naming the bad value. */
+export function checkShardCount(shardCount: number): number {
+  if (!Number.isInteger(shardCount) || shardCount < 1 || shardCount > 65_536) {
+    throw new Error(`installationShards must be an integer from 1 to 65536, not ${String(shardCount)}`);
+  }
+  return shardCount;
+}
+
+/** The refusal when a store created with one shard count is opened with another. */
+export function shardCountMismatch(stored: number, configured: number): Error {
+  return new Error(
+    `this store was created with ${stored} installation shards but is opened with ${configured}; ` +
+      `changing the count would strand installations in the shards they were written to, so configure ${stored}`,
+  );
+}
+
+/** Throws unless `shard` and `limit` make a readable page. */
+export function checkShardScan(shard: number, limit: number, shardCount: number): void {
+  if (!Number.isInteger(shard) || shard < 0 || shard >= shardCount) throw new RangeError(`shard ${shard} is not in 0..${shardCount - 1}`);
+  if (!Number.isInteger(limit) || limit < 1) throw new RangeError(`scan limit ${limit} must be a positive integer`);
+}
+
+/** The channels an installation is indexed under: its distinct string `channels`. */
+export function installationChannels(installation: Readonly<StoredObject>): string[] {
+  const channels = installation.channels;
+  if (!Array.isArray(channels)) return [];
+  return [...new Set(channels.filter((channel): channel is string => typeof channel === 'string'))];
+}
+
+/** The device type an installation is indexed under, if it has one. */
+export function installationDeviceType(installation: Readonly<StoredObject>): string | null {
+  return typeof installation.deviceType === 'string' ? installation.deviceType : null;
+}
+
+/** The unique device identities an installation holds. */
+export function deviceKeys(installation: Readonly<StoredObject>): DeviceKey[] {
+  const keys: DeviceKey[] = [];
+  for (const field of ['deviceToken', 'installationId'] as const) {
+    const value = installation[field];
+    if (typeof value === 'string') keys.push({ field, value });
+  }
+  return keys;
+}
+
+/** An index other than `all`: one channel or one device type. */
+export type IndexChoice = Exclude<InstallationIndex, { kind: 'all' }>;
+
+/** An index as one string, `c:<channel>` or `t:<deviceType>`, for storing sets of them. */
+export function indexKey(index: IndexChoice): string {
+  return index.kind === 'channel' ? `c:${index.channel}` : `t:${index.deviceType}`;
+}
+
+export function parseIndexKey(key: string): IndexChoice {
+  const name = key.slice(2);
+  if (key.startsWith('c:')) return { kind: 'channel', channel: name };
+  if (key.startsWith('t:')) return { kind: 'deviceType', deviceType: name };
+  throw new Error(`not an installation index key: ${JSON.stringify(key)}`);
+}
+
+/** Every index an installation has a copy (or an index row) in. */
+export function installationIndexKeys(installation: Readonly<StoredObject>): string[] {
+  const keys = installationChannels(installation).map((channel) => indexKey({ kind: 'channel', channel }));
+  const deviceType = installationDeviceType(installation);
+  if (deviceType !== null) keys.push(indexKey({ kind: 'deviceType', deviceType }));
+  return keys;
+}

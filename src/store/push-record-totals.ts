@@ -1,0 +1,52 @@
+import type { PushCounts, PushDoc } from '../core/ports/push-store.ts';
+
+/** A result row as the adapters read it back. */
+export interface SliceRow {
+  counts: PushCounts;
+  final: boolean;
+}
+
+export function emptyPushCounts(): PushCounts {
+  return { devices: 0, successes: 0, errors: 0, invalidTokens: 0, iosSuccesses: 0, androidSuccesses: 0, errorReasons: {} };
+}
+
+/** Reads counts stored as JSON, taking only finite numbers, so that a bad row cannot poison a sum. */
+export function parsePushCounts(json: string): PushCounts {
+  const raw: unknown = JSON.parse(json);
+  const counts = emptyPushCounts();
+  if (typeof raw !== 'object' || raw === null) return counts;
+  const source = raw as Record<string, unknown>;
+  for (const field of ['devices', 'successes', 'errors', 'invalidTokens', 'iosSuccesses', 'androidSuccesses'] as const) {
+    counts[field] = finite(source[field]);
+  }
+  if (typeof source.errorReasons === 'object' && source.errorReasons !== null) {
+    for (const [reason, count] of Object.entries(source.errorReasons)) counts.errorReasons[reason] = finite(count);
+  }
+  return counts;
+}
+
+/**
+ * The record as readers see it: the counters summed over its result rows, and
+ * an `in-queue` status read as `done` once as many final slices as the
+ * record's `expectedTasks` have reported.
+ */
+export function withTotals(record: PushDoc, rows: Iterable<SliceRow>): PushDoc {
+  const total = emptyPushCounts();
+  let finalSlices = 0;
+  for (const row of rows) {
+    total.devices += row.counts.devices;
+    total.successes += row.counts.successes;
+    total.errors += row.counts.errors;
+    total.invalidTokens += row.counts.invalidTokens;
+    total.iosSuccesses += row.counts.iosSuccesses;
+    total.androidSuccesses += row.counts.androidSuccesses;
+    for (const [reason, count] of Object.entries(row.counts.errorReasons)) total.errorReasons[reason] = (total.errorReasons[reason] ?? 0) + count;
+    if (row.final) finalSlices += 1;
+  }
+  const done = record.status === 'in-queue' && typeof record.expectedTasks === 'number' && finalSlices >= record.expectedTasks;
+  return { ...record, ...total, ...(done ? { status: 'done' } : {}) };
+}
+
+function finite(value: unknown): number {
+  return typeof value === 'number' && Number.isFinite(value) ? value : 0;
+}
