@@ -7,7 +7,7 @@ import type { ClassDescriptors, Store } from '../core/ports/object-store.ts';
 import { CassandraStore } from '../store/cassandra/cassandra-store.ts';
 import type { CassandraConnectionOptions, CassandraReplication } from '../store/cassandra/cassandra-store-options.ts';
 import { migrateCassandra, type MigrationReport } from '../store/cassandra/migrations.ts';
-import { sqliteSchemaVersion } from '../store/sqlite/sqlite-schema.ts';
+import { migrateSqliteFile, sqliteSchemaVersion } from '../store/sqlite/sqlite-schema.ts';
 import { SqliteStore } from '../store/sqlite/sqlite-store.ts';
 
 export interface OpenStoreOptions {
@@ -15,15 +15,33 @@ export interface OpenStoreOptions {
   classes: ClassDescriptors;
   clock: Clock;
   logger: Logger;
+  /** Installation shards per app; fixed when the store is created (default 64). */
+  installationShards?: number;
+  /** How long push records live on Cassandra (TTL); on SQLite the scheduler purges them. Default 7 days. */
+  pushRetentionMs?: number;
 }
 
 /** The configured store, its schema migrated: SQLite in the data directory, or Cassandra. */
 export async function openStore(config: StoreConfig, options: OpenStoreOptions): Promise<Store> {
   if (config.kind === 'sqlite') {
     mkdirSync(options.dataDir, { recursive: true });
-    return new SqliteStore({ file: sqliteFile(options.dataDir), classes: options.classes, clock: options.clock });
+    return new SqliteStore({
+      file: sqliteFile(options.dataDir),
+      classes: options.classes,
+      clock: options.clock,
+      installationShards: options.installationShards,
+    });
   }
-  return CassandraStore.open({ ...cassandraConnection(config), classes: options.classes, clock: options.clock }, options.logger.child({ component: 'cassandra' }));
+  return CassandraStore.open(
+    {
+      ...cassandraConnection(config),
+      classes: options.classes,
+      clock: options.clock,
+      installationShards: options.installationShards,
+      pushRetentionMs: options.pushRetentionMs,
+    },
+    options.logger.child({ component: 'cassandra' }),
+  );
 }
 
 /**
@@ -34,8 +52,9 @@ export async function openStore(config: StoreConfig, options: OpenStoreOptions):
 export async function migrateStore(config: StoreConfig, options: Omit<OpenStoreOptions, 'classes' | 'clock'>): Promise<MigrationReport> {
   if (config.kind === 'cassandra') return migrateCassandra(cassandraConnection(config), options.logger.child({ component: 'cassandra' }));
   mkdirSync(options.dataDir, { recursive: true });
-  // Opening the SQLite file migrates it in one transaction; which steps ran is not reported.
-  await new SqliteStore({ file: sqliteFile(options.dataDir), classes: {} }).close();
+  // Migrates in one transaction; which steps ran is not reported. Settings such as the
+  // installation shard count are recorded by the first store opened, from its config.
+  migrateSqliteFile(sqliteFile(options.dataDir));
   return { applied: [], version: sqliteSchemaVersion };
 }
 

@@ -247,9 +247,19 @@ describe('Cassandra migrations', () => {
       expect((await admin.execute(`SELECT name FROM ${keyspace}.schema_lease`)).rowLength).toBe(0);
       const tables = await admin.execute('SELECT table_name FROM system_schema.tables WHERE keyspace_name = ?', [keyspace], { prepare: true });
       expect(tables.rows.map((row) => row.get('table_name') as string).sort()).toEqual([
+        'installations',
+        'installations_by_channel',
+        'installations_by_type',
         'objects',
+        'push_records',
+        'push_records_by_day',
+        'push_records_by_notification',
+        'push_results',
+        'scheduled_pushes',
+        'scheduled_pushes_due',
         'schema_lease',
         'schema_migrations',
+        'store_settings',
         'tokens',
         'unique_values',
       ]);

@@ -1,4 +1,7 @@
 import type { Query } from '../../query/query.ts';
+import type { InstallationStore } from './installation-store.ts';
+import type { PushStore } from './push-store.ts';
+import type { ScheduledPushStore } from './scheduled-push-store.ts';
 
 /** A stored object: JSON fields plus the three the service always sets. */
 export interface StoredObject {
@@ -73,6 +76,12 @@ export interface TokenStore {
 }
 
 export interface Store extends ObjectStore, TokenStore {
+  /** Devices, by shard and by channel and device type; shares the store's connection. */
+  readonly installations: InstallationStore;
+  /** Push records and their delivery results. */
+  readonly pushes: PushStore;
+  /** Pushes waiting for their push_time. */
+  readonly scheduled: ScheduledPushStore;
   /** Answers when the backing service is reachable. */
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -52,7 +52,8 @@ export interface PushStore {
    * Sets top-level fields of an existing record (status, expectedTasks,
    * errorMessage) and its `updatedAt`; answers false when the record no
    * longer exists, and never brings a deleted one back. Concurrent calls
-   * setting different fields both take effect.
+   * setting different fields both take effect. `objectId`, `createdAt` and
+   * `notificationId` are fixed at insert and ignored here.
    */
   setFields(appId: string, objectId: string, fields: Record<string, unknown>, updatedAt: string): Promise<boolean>;
   /** Deletes the record and its result rows; answers whether the record was there. */

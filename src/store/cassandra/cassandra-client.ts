@@ -1,9 +1,11 @@
-import { Client, policies, types, type ClientOptions } from 'cassandra-driver';
+import { Client, policies, types, type ArrayOrObject, type ClientOptions, type QueryOptions } from 'cassandra-driver';
 import { cassandraDefaults, type CassandraConnectionOptions } from './cassandra-store-options.ts';
 import { translateCassandraError } from './cassandra-errors.ts';
 
-/** What the tables need of a client: running one statement. */
-export type CqlSession = Pick<Client, 'execute'>;
+/** What the tables need of a client: running one statement (a Client is one). */
+export interface CqlSession {
+  execute(query: string, params?: ArrayOrObject, options?: QueryOptions): Promise<types.ResultSet>;
+}
 
 export const consistency = {
   /** Reads and writes: a majority of the local datacenter's replicas. */

@@ -45,6 +45,59 @@ export const cassandraMigrations: readonly CassandraMigration[] = [
       ),
     ],
   },
+  {
+    version: 2,
+    description: 'push data: installations by shard with channel and device-type copies, push records and results, scheduled pushes by due minute',
+    statements: (keyspace) => [
+      createTable(keyspace, 'store_settings', 'name text PRIMARY KEY, value text'),
+      createTable(
+        keyspace,
+        'installations',
+        `app_id text, shard int, object_id text, doc text, rev int, ts bigint, retired set<text>,
+         PRIMARY KEY ((app_id, shard), object_id)`,
+      ),
+      createTable(
+        keyspace,
+        'installations_by_channel',
+        `app_id text, channel text, shard int, object_id text, doc text,
+         PRIMARY KEY ((app_id, channel, shard), object_id)`,
+      ),
+      createTable(
+        keyspace,
+        'installations_by_type',
+        `app_id text, device_type text, shard int, object_id text, doc text,
+         PRIMARY KEY ((app_id, device_type, shard), object_id)`,
+      ),
+      createTable(keyspace, 'push_records', 'app_id text, object_id text, doc text, fields map<text, text>, PRIMARY KEY ((app_id, object_id))'),
+      createTable(
+        keyspace,
+        'push_records_by_day',
+        'app_id text, day int, created_at timestamp, object_id text, PRIMARY KEY ((app_id, day), created_at, object_id)',
+        'CLUSTERING ORDER BY (created_at DESC, object_id DESC)',
+      ),
+      createTable(
+        keyspace,
+        'push_records_by_notification',
+        'app_id text, notification_id text, created_at timestamp, object_id text, PRIMARY KEY ((app_id, notification_id), created_at, object_id)',
+        'CLUSTERING ORDER BY (created_at DESC, object_id DESC)',
+      ),
+      createTable(
+        keyspace,
+        'push_results',
+        'app_id text, push_id text, slice_key text, counts text, final boolean, PRIMARY KEY ((app_id, push_id), slice_key)',
+      ),
+      createTable(
+        keyspace,
+        'scheduled_pushes',
+        'app_id text, id bigint, due_at bigint, push_id text, created_at text, message text, PRIMARY KEY ((app_id), id)',
+      ),
+      createTable(
+        keyspace,
+        'scheduled_pushes_due',
+        'bucket bigint, due_at bigint, app_id text, id bigint, PRIMARY KEY ((bucket), due_at, app_id, id)',
+      ),
+    ],
+  },
 ];
 
 /** The schema version this code writes. */
@@ -79,8 +132,9 @@ function cqlString(text: string): string {
   return `'${text.replaceAll("'", "''")}'`;
 }
 
-function createTable(keyspace: string, table: string, columns: string): string {
-  return `CREATE TABLE IF NOT EXISTS ${keyspace}.${table} (${columns}) WITH ID = ${tableId(keyspace, table)}`;
+function createTable(keyspace: string, table: string, columns: string, options?: string): string {
+  const withOptions = options === undefined ? '' : `${options} AND `;
+  return `CREATE TABLE IF NOT EXISTS ${keyspace}.${table} (${columns}) WITH ${withOptions}ID = ${tableId(keyspace, table)}`;
 }
 
 /** A name-based (version 5 style) UUID: the same on every node, different for every keyspace. */

@@ -30,8 +30,16 @@ export interface CassandraStoreOptions extends CassandraConnectionOptions {
   classes: ClassDescriptors;
   /** Time source for the lifetime of tokens (their TTL). Default: the system clock. */
   clock?: Clock;
-  /** Rows per page when `find` streams a class. Default 500. */
+  /** Rows per page when `find` streams a class, and when push data is listed or summed. Default 500. */
   fetchSize?: number;
+  /**
+   * Installation shards per app (see InstallationStore). Recorded in the
+   * keyspace when it is first opened; opening it with another count is
+   * refused. Default 64; aim for at most ~100,000 installations per shard.
+   */
+  installationShards?: number;
+  /** How long push records and their results live (their TTL). Default 7 days. */
+  pushRetentionMs?: number;
 }
 
 export const cassandraDefaults = {
@@ -39,4 +47,5 @@ export const cassandraDefaults = {
   requestTimeoutMs: 10_000,
   connectTimeoutMs: 5_000,
   fetchSize: 500,
+  pushRetentionMs: 7 * 86_400_000,
 } as const;

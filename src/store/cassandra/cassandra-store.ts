@@ -1,25 +1,38 @@
-import type { Client } from 'cassandra-driver';
+import type { ArrayOrObject, Client, QueryOptions, types } from 'cassandra-driver';
 import { systemClock } from '../../core/clock.ts';
+import type { InstallationStore } from '../../core/ports/installation-store.ts';
 import type { FieldOp, FindResult, Store, StoredObject, UniqueKey, UpdateOptions } from '../../core/ports/object-store.ts';
+import type { PushStore } from '../../core/ports/push-store.ts';
+import type { ScheduledPushStore } from '../../core/ports/scheduled-push-store.ts';
 import type { Query } from '../../query/query.ts';
 import { runQuery } from '../../query/run-query.ts';
-import { connectCassandra } from './cassandra-client.ts';
+import { checkShardCount, defaultInstallationShards, shardCountMismatch } from '../installation-shards.ts';
+import { connectCassandra, type CqlSession } from './cassandra-client.ts';
 import { closedStoreError, translateCassandraError } from './cassandra-errors.ts';
 import { checkKeyspaceName } from './cassandra-schema.ts';
+import { CassandraInstallationStore } from './cassandra-installation-store.ts';
+import { CassandraPushStore } from './cassandra-push-store.ts';
+import { CassandraScheduledPushStore } from './cassandra-scheduled-push-store.ts';
 import { cassandraDefaults, type CassandraStoreOptions } from './cassandra-store-options.ts';
 import { runCassandraMigrations, type MigrationLogger } from './migrations.ts';
 import { ObjectTable } from './object-table.ts';
 import { ObjectWrites } from './object-writes.ts';
+import { StoreSettings } from './store-settings.ts';
 import { TokenTable } from './token-table.ts';
 
 /**
  * The clustered store: objects as JSON in partitions of (app, class, bucket),
- * unique values claimed with lightweight transactions, and expiring tokens.
+ * unique values claimed with lightweight transactions, and expiring tokens;
+ * and the push data (installations by shard with channel and device-type
+ * copies, push records with result rows, scheduled pushes by due minute).
  * Any number of Herald nodes may share a keyspace. Every failure to reach
  * Cassandra is answered as ServiceUnavailableError (503); the driver keeps
  * reconnecting, so the store works again as soon as Cassandra does.
  */
 export class CassandraStore implements Store {
+  readonly installations: InstallationStore;
+  readonly pushes: PushStore;
+  readonly scheduled: ScheduledPushStore;
   readonly #client: Client;
   readonly #objects: ObjectTable;
   readonly #writes: ObjectWrites;
@@ -28,26 +41,39 @@ export class CassandraStore implements Store {
 
   /**
    * Connects and brings the keyspace to the current schema (see
-   * `migrateCassandra`). Fails with ServiceUnavailableError when Cassandra
-   * cannot be reached.
+   * `migrateCassandra`), recording the installation shard count in a new
+   * keyspace. Fails with ServiceUnavailableError when Cassandra cannot be
+   * reached, and refuses a keyspace created with another shard count.
    */
   static async open(options: CassandraStoreOptions, logger?: MigrationLogger): Promise<CassandraStore> {
     checkKeyspaceName(options.keyspace);
+    const shardCount = checkShardCount(options.installationShards ?? defaultInstallationShards);
     const client = await connectCassandra(options);
     try {
       await runCassandraMigrations(client, options, logger);
+      await settleShardCount(client, options.keyspace, shardCount);
     } catch (error) {
       await client.shutdown().catch(() => undefined);
-      throw error;
+      throw translateCassandraError(error);
     }
-    return new CassandraStore(client, options);
+    return new CassandraStore(client, options, shardCount);
   }
 
-  private constructor(client: Client, options: CassandraStoreOptions) {
+  private constructor(client: Client, options: CassandraStoreOptions, shardCount: number) {
+    const fetchSize = options.fetchSize ?? cassandraDefaults.fetchSize;
+    const clock = options.clock ?? systemClock;
+    const session = guarded(client, () => this.#closing !== undefined);
     this.#client = client;
-    this.#objects = new ObjectTable(client, options.keyspace, options.fetchSize ?? cassandraDefaults.fetchSize);
+    this.#objects = new ObjectTable(client, options.keyspace, fetchSize);
     this.#writes = new ObjectWrites(client, options.keyspace, this.#objects, options.classes);
-    this.#tokens = new TokenTable(client, options.keyspace, options.clock ?? systemClock);
+    this.#tokens = new TokenTable(client, options.keyspace, clock);
+    this.installations = new CassandraInstallationStore(session, options.keyspace, shardCount);
+    this.pushes = new CassandraPushStore(session, options.keyspace, {
+      clock,
+      retentionMs: options.pushRetentionMs ?? cassandraDefaults.pushRetentionMs,
+      fetchSize,
+    });
+    this.scheduled = new CassandraScheduledPushStore(session, options.keyspace, new StoreSettings(session, options.keyspace), fetchSize);
   }
 
   insert(appId: string, className: string, object: StoredObject): Promise<void> {
@@ -107,4 +133,27 @@ export class CassandraStore implements Store {
       throw translateCassandraError(error);
     }
   }
+}
+
+const shardSetting = 'installationShards';
+
+async function settleShardCount(session: CqlSession, keyspace: string, shardCount: number): Promise<void> {
+  const stored = Number(await new StoreSettings(session, keyspace).settle(shardSetting, String(shardCount)));
+  if (stored !== shardCount) throw shardCountMismatch(stored, shardCount);
+}
+
+/**
+ * The client as the push data tables use it: refused once the store is
+ * closing, and every failure to reach Cassandra answered as 503.
+ */
+function guarded(client: Client, closing: () => boolean): CqlSession {
+  const execute = async (query: string, params?: ArrayOrObject, options?: QueryOptions): Promise<types.ResultSet> => {
+    if (closing()) throw closedStoreError();
+    try {
+      return await client.execute(query, params, options);
+    } catch (error) {
+      throw translateCassandraError(error);
+    }
+  };
+  return { execute };
 }

@@ -1,6 +1,7 @@
 import type { types } from 'cassandra-driver';
 import type { StoredObject } from '../../core/ports/object-store.ts';
 import type { CqlSession } from './cassandra-client.ts';
+import { fnv1a } from '../installation-shards.ts';
 import { objectBuckets } from './cassandra-schema.ts';
 
 /** An object row: the document and its revision, which every write compares and bumps. */
@@ -76,12 +77,7 @@ export class ObjectTable {
 
 /** FNV-1a of the id's UTF-16 code units: stable across processes and versions. */
 export function objectBucket(objectId: string): number {
-  let hash = 0x811c9dc5;
-  for (let index = 0; index < objectId.length; index += 1) {
-    hash ^= objectId.charCodeAt(index);
-    hash = Math.imul(hash, 0x01000193);
-  }
-  return (hash >>> 0) % objectBuckets;
+  return fnv1a(objectId) % objectBuckets;
 }
 
 function parseDoc(row: types.Row): StoredObject {

@@ -1,0 +1,224 @@
+import { setTimeout as delay } from 'node:timers/promises';
+import { DuplicateValueError, ServiceUnavailableError } from '../../core/errors.ts';
+import type { DeviceKey, InstallationPage, InstallationStore, ShardScan } from '../../core/ports/installation-store.ts';
+import type { FieldOp, StoredObject, UniqueKey, UpdateOptions } from '../../core/ports/object-store.ts';
+import { applyOps } from '../../query/apply-ops.ts';
+import { checkShardScan, deviceKeys, installationIndexKeys, installationShard } from '../installation-shards.ts';
+import type { CqlSession } from './cassandra-client.ts';
+import { InstallationCopies } from './installation-copies.ts';
+import { InstallationRows, type InstallationRow } from './installation-rows.ts';
+import { UniqueClaims } from './unique-claims.ts';
+
+/** The class name under which device keys are claimed in `unique_values`. */
+const installationClass = '_Installation';
+/** Attempts of a read–modify–write before answering 503; each lost one means another write went through. */
+const maxWriteAttempts = 60;
+/** Installations `insertMany` writes at once. */
+const insertConcurrency = 32;
+
+/**
+ * Installations in `installations` by (app, shard), copied into
+ * `installations_by_channel` and `installations_by_type`, with deviceToken
+ * and installationId claimed in `unique_values` (see unique-claims.ts).
+ *
+ * A save reads the row, writes the new revision with a lightweight
+ * transaction on the old one, then writes the copies with the revision's
+ * timestamp `ts` (strictly increasing per installation), so a slower save's
+ * copies never overwrite a later one's. The row also lists the indexes its
+ * revision removed the copy from (`retired`); the next save removes those
+ * again before replacing the row, so copies left by a writer that died after
+ * its row write are put right by the installation's next save. A delete
+ * removes the copies before the row: a writer dying in between leaves a live
+ * installation without copies until its next save, never copies of a deleted
+ * one.
+ */
+export class CassandraInstallationStore implements InstallationStore {
+  readonly shardCount: number;
+  readonly #rows: InstallationRows;
+  readonly #copies: InstallationCopies;
+  readonly #claims: UniqueClaims;
+
+  constructor(session: CqlSession, keyspace: string, shardCount: number) {
+    this.shardCount = shardCount;
+    const shardOf = (objectId: string): number => this.shardOf(objectId);
+    this.#rows = new InstallationRows(session, keyspace, shardOf);
+    this.#copies = new InstallationCopies(session, keyspace, shardOf);
+    this.#claims = new UniqueClaims(session, keyspace, async (appId, _className, objectId, key) => {
+      const row = await this.#rows.read(appId, objectId);
+      return row !== null && holds(row.doc, key);
+    });
+  }
+
+  shardOf(objectId: string): number {
+    return installationShard(objectId, this.shardCount);
+  }
+
+  async insert(appId: string, installation: StoredObject): Promise<void> {
+    const claims = await this.#claims.acquireAll(appId, installationClass, installation.objectId, deviceKeys(installation));
+    const ts = nowMicros();
+    if (!(await this.#rows.insert(appId, installation, ts))) {
+      await this.#claims.abandon(appId, installationClass, claims);
+      throw new DuplicateValueError('objectId');
+    }
+    const lost = await this.#claims.confirmAll(appId, installationClass, installation.objectId, claims);
+    if (lost !== null) {
+      // No copy was written yet: taking the row back is enough.
+      await this.#rows.delete(appId, installation.objectId, 1).catch(() => false);
+      await this.#claims.abandon(appId, installationClass, claims);
+      throw new DuplicateValueError(lost.field);
+    }
+    await this.#copies.write(appId, installation, ts, []);
+  }
+
+  async insertMany(appId: string, installations: StoredObject[]): Promise<void> {
+    let next = 0;
+    let failure: { error: unknown } | null = null;
+    const worker = async (): Promise<void> => {
+      while (failure === null && next < installations.length) {
+        const installation = installations[next];
+        next += 1;
+        if (installation === undefined) continue;
+        try {
+          await this.insert(appId, installation);
+        } catch (error) {
+          failure ??= { error };
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(insertConcurrency, installations.length) }, worker));
+    if (failure !== null) throw (failure as { error: unknown }).error;
+  }
+
+  async get(appId: string, objectId: string): Promise<StoredObject | null> {
+    return (await this.#rows.read(appId, objectId))?.doc ?? null;
+  }
+
+  /** The installation holding `key`; a claim its installation does not back is ignored. */
+  async findByDevice(appId: string, key: DeviceKey): Promise<StoredObject | null> {
+    const owner = await this.#claims.owner(appId, installationClass, key);
+    if (owner === null) return null;
+    const row = await this.#rows.read(appId, owner);
+    return row !== null && holds(row.doc, key) ? row.doc : null;
+  }
+
+  update(appId: string, objectId: string, ops: FieldOp[], options: UpdateOptions): Promise<StoredObject | null> {
+    return this.#save(appId, objectId, (current) => ({
+      ...applyOps(current, ops),
+      objectId,
+      createdAt: current.createdAt,
+      updatedAt: options.updatedAt,
+    }));
+  }
+
+  delete(appId: string, objectId: string): Promise<boolean> {
+    return this.#delete(appId, objectId, null);
+  }
+
+  deleteIfUnchanged(appId: string, objectId: string, updatedAt: string): Promise<boolean> {
+    return this.#delete(appId, objectId, updatedAt);
+  }
+
+  async scanShard(appId: string, scan: ShardScan): Promise<InstallationPage> {
+    checkShardScan(scan.shard, scan.limit, this.shardCount);
+    const after = scan.after ?? '';
+    // One row more than asked tells whether the shard goes on.
+    const rows =
+      scan.index.kind === 'all'
+        ? await this.#rows.page(appId, scan.shard, after, scan.limit + 1)
+        : await this.#copies.page(appId, scan.index, scan.shard, after, scan.limit + 1);
+    const installations = rows.slice(0, scan.limit);
+    return { installations, next: rows.length > scan.limit ? (installations.at(-1)?.objectId ?? null) : null };
+  }
+
+  /**
+   * Writes `change(current)` as the next revision, retrying on conflicts;
+   * `minTs` forces the copies' timestamp above one already used.
+   */
+  async #save(appId: string, objectId: string, change: (current: StoredObject) => StoredObject, minTs = 0): Promise<StoredObject | null> {
+    for (let attempt = 1; ; attempt += 1) {
+      const row = await this.#rows.read(appId, objectId);
+      if (row === null) return null;
+      const next = change(row.doc);
+      // Finish the previous revision's removals, in case its writer stopped before them.
+      await this.#copies.remove(appId, objectId, row.retired, row.ts);
+      const held = deviceKeys(row.doc);
+      const wanted = deviceKeys(next);
+      const claims = await this.#claims.acquireAll(appId, installationClass, objectId, without(wanted, held));
+      const ts = Math.max(nowMicros(), row.ts + 1, minTs);
+      const keep = new Set(installationIndexKeys(next));
+      const retired = installationIndexKeys(row.doc).filter((key) => !keep.has(key));
+      if (!(await this.#rows.replace(appId, next, row.rev, ts, retired))) {
+        await this.#claims.abandon(appId, installationClass, claims);
+        await backOff(attempt);
+        continue;
+      }
+      const lost = await this.#claims.confirmAll(appId, installationClass, objectId, claims);
+      if (lost !== null) {
+        // Put the installation back as it was; its copies were not touched yet.
+        await this.#rows.replace(appId, row.doc, row.rev + 1, ts + 1, []).catch(() => false);
+        await this.#claims.abandon(appId, installationClass, claims);
+        throw new DuplicateValueError(lost.field);
+      }
+      await this.#claims.releaseAll(appId, installationClass, objectId, without(held, wanted));
+      await this.#copies.write(appId, next, ts, retired);
+      return next;
+    }
+  }
+
+  /** Deletes the installation, or with `updatedAt` only while it is still the stored one. */
+  async #delete(appId: string, objectId: string, updatedAt: string | null): Promise<boolean> {
+    // The newest timestamp this call removed copies with; a save that slipped in may need its copies back.
+    let removedAt = 0;
+    for (let attempt = 1; ; attempt += 1) {
+      const row = await this.#rows.read(appId, objectId);
+      if (row === null) return false;
+      if (updatedAt !== null && row.doc.updatedAt !== updatedAt) {
+        await this.#restoreCopies(appId, row, removedAt);
+        return false;
+      }
+      const ts = Math.max(nowMicros(), row.ts + 1, removedAt + 1);
+      await this.#copies.remove(appId, objectId, [...new Set([...installationIndexKeys(row.doc), ...row.retired])], ts);
+      removedAt = ts;
+      if (await this.#rows.delete(appId, objectId, row.rev)) {
+        await this.#claims.releaseAll(appId, installationClass, objectId, deviceKeys(row.doc));
+        return true;
+      }
+      if (attempt >= maxWriteAttempts) {
+        const current = await this.#rows.read(appId, objectId);
+        if (current !== null) await this.#restoreCopies(appId, current, removedAt);
+      }
+      await backOff(attempt);
+    }
+  }
+
+  /**
+   * A delete that lost to a concurrent save may have removed that save's
+   * copies with a later timestamp; writing the installation again as a new
+   * revision above that timestamp brings them back.
+   */
+  async #restoreCopies(appId: string, row: InstallationRow, removedAt: number): Promise<void> {
+    if (row.ts >= removedAt) return;
+    await this.#save(appId, row.doc.objectId, (current) => current, removedAt + 1);
+  }
+}
+
+/** Microseconds since the epoch, the unit of Cassandra write timestamps. */
+function nowMicros(): number {
+  return Date.now() * 1000;
+}
+
+function holds(installation: StoredObject, key: UniqueKey): boolean {
+  return deviceKeys(installation).some((own) => own.field === key.field && own.value === key.value);
+}
+
+function without(keys: readonly DeviceKey[], drop: readonly DeviceKey[]): DeviceKey[] {
+  return keys.filter((key) => !drop.some((other) => other.field === key.field && other.value === key.value));
+}
+
+/** Waits a random time that grows with the attempts, so that contending writers spread out; gives up after the last. */
+async function backOff(attempt: number): Promise<void> {
+  if (attempt >= maxWriteAttempts) {
+    throw new ServiceUnavailableError('Cassandra', new Error(`gave up after ${attempt} conflicting writes to one installation`));
+  }
+  await delay(Math.random() * Math.min(200, 5 * 2 ** attempt));
+}
