@@ -1,0 +1,217 @@
+import type { Client } from 'cassandra-driver';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ScheduledPush } from '../../src/core/ports/scheduled-push-store.ts';
+import type { CqlSession } from '../../src/store/cassandra/cassandra-client.ts';
+import { CassandraInstallationStore } from '../../src/store/cassandra/cassandra-installation-store.ts';
+import { CassandraScheduledPushStore } from '../../src/store/cassandra/cassandra-scheduled-push-store.ts';
+import { CassandraStore } from '../../src/store/cassandra/cassandra-store.ts';
+import type { CassandraStoreOptions } from '../../src/store/cassandra/cassandra-store-options.ts';
+import { StoreSettings } from '../../src/store/cassandra/store-settings.ts';
+import { describePushDataConformance } from './push-data-conformance.ts';
+import { conformanceShards, indexIds, newInstallation, newPushRecord, nextTime, pushDataClock } from './push-data-fixture.ts';
+import { cassandraTestOptions, connectAdmin, dropKeyspace, testKeyspace } from './cassandra-test-keyspace.ts';
+import { newAppId } from './store-conformance-fixture.ts';
+
+/** A session on a plain client that prepares every statement, as the store's client does, and counts the rows reads answer. */
+function countingSession(client: Client): { session: CqlSession; rows: () => number; statements: string[] } {
+  let rows = 0;
+  const statements: string[] = [];
+  const session: CqlSession = {
+    execute: async (query, params, options) => {
+      const result = await client.execute(query, params, { prepare: true, ...options });
+      statements.push(query);
+      if (/^\s*SELECT/i.test(query)) rows += result.rowLength;
+      return result;
+    },
+  };
+  return { session, rows: () => rows, statements };
+}
+
+describePushDataConformance('Cassandra', async () => {
+  const keyspace = testKeyspace();
+  const opened: CassandraStore[] = [];
+  const clients: Client[] = [];
+  const open = async (installationShards = conformanceShards): Promise<CassandraStore> => {
+    const store = await CassandraStore.open({ ...cassandraTestOptions(keyspace), classes: {}, clock: pushDataClock, installationShards });
+    opened.push(store);
+    return store;
+  };
+  return {
+    store: await open(),
+    openAnother: () => open(),
+    openWithShards: (shards) => open(shards),
+    counting: async () => {
+      const client = await connectAdmin();
+      clients.push(client);
+      let counted = countingSession(client);
+      const installations = new CassandraInstallationStore(
+        { execute: (query, params, options) => counted.session.execute(query, params, options) },
+        keyspace,
+        conformanceShards,
+      );
+      return {
+        installations,
+        rowsRead: () => counted.rows(),
+        reset: () => {
+          counted = countingSession(client);
+        },
+      };
+    },
+    cleanup: async () => {
+      for (const store of opened) await store.close();
+      for (const client of clients) await client.shutdown();
+      await dropKeyspace(keyspace);
+    },
+  };
+});
+
+describe('Cassandra push data', () => {
+  const keyspace = testKeyspace();
+  const opened: CassandraStore[] = [];
+  let store: CassandraStore;
+  let admin: Client;
+  const openStore = async (overrides: Partial<CassandraStoreOptions> = {}): Promise<CassandraStore> => {
+    const opening = await CassandraStore.open({ ...cassandraTestOptions(keyspace), classes: {}, clock: pushDataClock, ...overrides });
+    opened.push(opening);
+    return opening;
+  };
+  const cql = async (query: string, params: unknown[] = []) => admin.execute(query, params, { prepare: true });
+
+  beforeAll(async () => {
+    store = await openStore({ installationShards: 4, pushRetentionMs: 3 * 86_400_000 });
+    admin = await connectAdmin();
+  });
+
+  afterAll(async () => {
+    for (const each of opened) await each.close();
+    await admin?.shutdown();
+    await dropKeyspace(keyspace);
+  });
+
+  it('records the shard count of a new keyspace and refuses to open it with another', async () => {
+    expect((await cql(`SELECT value FROM ${keyspace}.store_settings WHERE name = 'installationShards'`)).first()?.get('value')).toBe('4');
+    await expect(openStore({ installationShards: 64 })).rejects.toThrow(/created with 4 installation shards but is opened with 64/);
+  });
+
+  it('writes push records and their results with the retention TTL', async () => {
+    const appId = newAppId();
+    const record = newPushRecord({ notificationId: 'ttl' });
+    await store.pushes.insert(appId, record);
+    await store.pushes.recordSlice(appId, record.objectId, {
+      sliceKey: 't/0',
+      counts: { devices: 1, successes: 1, errors: 0, invalidTokens: 0, iosSuccesses: 1, androidSuccesses: 0, errorReasons: {} },
+      final: true,
+    });
+    await store.pushes.setFields(appId, record.objectId, { status: 'in-queue' }, nextTime());
+    const retention = 3 * 86_400;
+    const ttls = [
+      await cql(`SELECT TTL(doc) AS ttl FROM ${keyspace}.push_records WHERE app_id = ? AND object_id = ?`, [appId, record.objectId]),
+      await cql(`SELECT TTL(counts) AS ttl FROM ${keyspace}.push_results WHERE app_id = ? AND push_id = ?`, [appId, record.objectId]),
+    ].map((result) => Number(result.first()?.get('ttl')));
+    for (const ttl of ttls) expect(ttl).toBeGreaterThan(retention - 60);
+    for (const ttl of ttls) expect(ttl).toBeLessThanOrEqual(retention);
+    expect(await store.pushes.purgeOlderThan(Date.now())).toBe(0);
+  });
+
+  it('puts the copies right on the next save after a writer died between the installation row and its copies', async () => {
+    const appId = newAppId();
+    const device = newInstallation({ deviceType: 'ios', deviceToken: 'crash', channels: ['a', 'b'] });
+    await store.installations.insert(appId, device);
+    // What a writer leaves when it dies after writing revision 2 (channel a dropped, type changed) and before its copies.
+    const shard = store.installations.shardOf(device.objectId);
+    const row = (await cql(`SELECT ts FROM ${keyspace}.installations WHERE app_id = ? AND shard = ? AND object_id = ?`, [appId, shard, device.objectId])).first();
+    const crashed = { ...device, channels: ['b'], deviceType: 'android', updatedAt: nextTime() };
+    await cql(`UPDATE ${keyspace}.installations SET doc = ?, rev = 2, ts = ?, retired = ? WHERE app_id = ? AND shard = ? AND object_id = ? IF rev = 1`, [
+      JSON.stringify(crashed),
+      Number(row?.get('ts')) + 1000,
+      ['c:a', 't:ios'],
+      appId,
+      shard,
+      device.objectId,
+    ]);
+    expect(await indexIds(store.installations, appId, { kind: 'channel', channel: 'a' })).toEqual([device.objectId]);
+    expect(await indexIds(store.installations, appId, { kind: 'deviceType', deviceType: 'android' })).toEqual([]);
+
+    const saved = await store.installations.update(appId, device.objectId, [{ op: 'set', path: ['badge'], value: 1 }], { updatedAt: nextTime() });
+    expect(saved).toEqual({ ...crashed, badge: 1, updatedAt: saved?.updatedAt });
+    expect(await indexIds(store.installations, appId, { kind: 'channel', channel: 'a' })).toEqual([]);
+    expect(await indexIds(store.installations, appId, { kind: 'deviceType', deviceType: 'ios' })).toEqual([]);
+    const copies = await store.installations.scanShard(appId, { shard, index: { kind: 'channel', channel: 'b' }, after: null, limit: 10 });
+    expect(copies.installations).toEqual([saved]);
+    expect(await indexIds(store.installations, appId, { kind: 'deviceType', deviceType: 'android' })).toEqual([device.objectId]);
+  });
+
+  it('lets a late copy of an older revision lose to the newer one, whatever the order they arrive in', async () => {
+    const appId = newAppId();
+    const device = newInstallation({ deviceType: 'ios', channels: ['late'] });
+    await store.installations.insert(appId, device);
+    const shard = store.installations.shardOf(device.objectId);
+    await store.installations.update(appId, device.objectId, [{ op: 'set', path: ['channels'], value: [] }], { updatedAt: nextTime() });
+    // A copy of revision 1 arriving after revision 2 took it out carries revision 1's timestamp, below the removal's.
+    const written = (await cql(`SELECT ts FROM ${keyspace}.installations WHERE app_id = ? AND shard = ? AND object_id = ?`, [appId, shard, device.objectId])).first();
+    await cql(`INSERT INTO ${keyspace}.installations_by_channel (app_id, channel, shard, object_id, doc) VALUES (?, ?, ?, ?, ?) USING TIMESTAMP ?`, [
+      appId,
+      'late',
+      shard,
+      device.objectId,
+      JSON.stringify(device),
+      Number(written?.get('ts')) - 1,
+    ]);
+    expect(await indexIds(store.installations, appId, { kind: 'channel', channel: 'late' })).toEqual([]);
+  });
+
+  it('reads only the due minutes from the low-water mark, and moves the mark past minutes found empty', async () => {
+    const minute = 60_000;
+    const client = await connectAdmin();
+    try {
+      const counted = countingSession(client);
+      const scheduled = new CassandraScheduledPushStore(counted.session, keyspace, new StoreSettings(counted.session, keyspace), 500);
+      const dueReads = (): number => counted.statements.filter((statement) => statement.includes('scheduled_pushes_due WHERE bucket')).length;
+      const mark = async (): Promise<number> => Number((await cql(`SELECT value FROM ${keyspace}.store_settings WHERE name = 'scheduledLowWater'`)).first()?.get('value'));
+      const base = Math.floor(Date.now() / minute) * minute + 10 * minute;
+      const entry: ScheduledPush = { id: 1, appId: newAppId(), pushId: 'p1', dueAt: base, createdAt: nextTime(), message: {} };
+      await scheduled.add(entry);
+      expect(await mark()).toBe(base / minute);
+
+      expect(await scheduled.due(base - minute, 10)).toEqual([]);
+      expect(dueReads()).toBe(0);
+      // The minute of the entry and the three after it, looking for more.
+      expect(await scheduled.due(base + 3 * minute, 10)).toEqual([entry]);
+      expect(dueReads()).toBe(4);
+      expect(await mark()).toBe(base / minute);
+
+      await scheduled.remove(entry.appId, entry.id);
+      const before = dueReads();
+      expect(await scheduled.due(base + 20 * minute, 10)).toEqual([]);
+      expect(dueReads() - before).toBe(21);
+      expect(await mark()).toBe(base / minute + 15);
+
+      const again = dueReads();
+      expect(await scheduled.due(base + 21 * minute, 10)).toEqual([]);
+      expect(dueReads() - again).toBe(7);
+
+      // An entry written into a minute below the mark moves the mark back down.
+      const late: ScheduledPush = { ...entry, id: 2, dueAt: base + 2 * minute };
+      await scheduled.add(late);
+      expect(await mark()).toBe(base / minute + 2);
+      expect(await scheduled.due(base + 21 * minute, 10)).toEqual([late]);
+      await scheduled.remove(late.appId, late.id);
+    } finally {
+      await client.shutdown();
+    }
+  });
+
+  it('skips and then removes a due-time row whose entry a crashed writer never wrote', async () => {
+    const minute = 60_000;
+    const now = Date.now();
+    const dueAt = now - 30 * minute;
+    const appId = newAppId();
+    await cql(`INSERT INTO ${keyspace}.scheduled_pushes_due (bucket, due_at, app_id, id) VALUES (?, ?, ?, ?)`, [Math.floor(dueAt / minute), dueAt, appId, 7]);
+    const real: ScheduledPush = { id: 8, appId, pushId: 'p8', dueAt: dueAt + 1, createdAt: nextTime(), message: { msg: 'x' } };
+    await store.scheduled.add(real);
+    expect(await store.scheduled.due(now, 10)).toEqual([real]);
+    const left = await cql(`SELECT id FROM ${keyspace}.scheduled_pushes_due WHERE bucket = ?`, [Math.floor(dueAt / minute)]);
+    expect(left.rows.map((row) => Number(row.get('id')))).toEqual([8]);
+    await store.scheduled.remove(appId, real.id);
+  });
+});

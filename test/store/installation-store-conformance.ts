@@ -1,0 +1,270 @@
+import { describe, expect, it } from 'vitest';
+import type { InstallationStore } from '../../src/core/ports/installation-store.ts';
+import type { StoredObject } from '../../src/core/ports/object-store.ts';
+import { fnv1a, type IndexChoice } from '../../src/store/installation-shards.ts';
+import { conformanceShards, indexIds, newInstallation, nextTime, readIndex, type PushDataContext } from './push-data-fixture.ts';
+import { duplicateField, newAppId } from './store-conformance-fixture.ts';
+
+const channel = (name: string): IndexChoice => ({ kind: 'channel', channel: name });
+const deviceType = (name: string): IndexChoice => ({ kind: 'deviceType', deviceType: name });
+
+/** Installations: device keys, copies by channel and device type, shard pages. */
+export function describeInstallationConformance(context: PushDataContext): void {
+  const installations = (): InstallationStore => context.store().installations;
+
+  /** Every index an installation may have a copy in, and whether each holds the installation as it is now. */
+  const expectCopiesMatch = async (appId: string, current: StoredObject | null, objectId: string, names: { channels: string[]; types: string[] }) => {
+    const store = installations();
+    const indexes: IndexChoice[] = [...names.channels.map(channel), ...names.types.map(deviceType)];
+    for (const index of indexes) {
+      const copies = (await readIndex(store, appId, index)).found.filter((copy) => copy.objectId === objectId);
+      const member =
+        current !== null &&
+        (index.kind === 'channel' ? Array.isArray(current.channels) && current.channels.includes(index.channel) : current.deviceType === index.deviceType);
+      expect({ index, copies }).toEqual({ index, copies: member ? [current] : [] });
+    }
+  };
+
+  describe('installations', () => {
+    it('gets an inserted installation back by id, deviceToken and installationId', async () => {
+      const store = installations();
+      const appId = newAppId();
+      const ios = newInstallation({ deviceType: 'ios', deviceToken: 'token-1', channels: ['news'] });
+      const android = newInstallation({ deviceType: 'android', installationId: 'uuid-1' });
+      await store.insert(appId, ios);
+      await store.insert(appId, android);
+      expect(await store.get(appId, ios.objectId)).toEqual(ios);
+      expect(await store.findByDevice(appId, { field: 'deviceToken', value: 'token-1' })).toEqual(ios);
+      expect(await store.findByDevice(appId, { field: 'installationId', value: 'uuid-1' })).toEqual(android);
+      expect(await store.findByDevice(appId, { field: 'installationId', value: 'token-1' })).toBeNull();
+      expect(await store.get(newAppId(), ios.objectId)).toBeNull();
+      expect(await store.findByDevice(newAppId(), { field: 'deviceToken', value: 'token-1' })).toBeNull();
+    });
+
+    it('answers null or false for an installation that does not exist', async () => {
+      const store = installations();
+      const appId = newAppId();
+      expect(await store.get(appId, 'missing')).toBeNull();
+      expect(await store.update(appId, 'missing', [{ op: 'set', path: ['a'], value: 1 }], { updatedAt: nextTime() })).toBeNull();
+      expect(await store.delete(appId, 'missing')).toBe(false);
+      expect(await store.deleteIfUnchanged(appId, 'missing', nextTime())).toBe(false);
+    });
+
+    it('refuses a deviceToken, installationId or objectId another installation of the app holds, and keeps nothing of the loser', async () => {
+      const store = installations();
+      const appId = newAppId();
+      const first = newInstallation({ deviceType: 'ios', deviceToken: 'shared-token', installationId: 'shared-id' });
+      await store.insert(appId, first);
+      const sameToken = newInstallation({ deviceType: 'ios', deviceToken: 'shared-token', channels: ['x'] });
+      const sameId = newInstallation({ deviceType: 'android', installationId: 'shared-id', channels: ['x'] });
+      expect(await duplicateField(store.insert(appId, sameToken))).toBe('deviceToken');
+      expect(await duplicateField(store.insert(appId, sameId))).toBe('installationId');
+      expect(await duplicateField(store.insert(appId, { ...newInstallation(), objectId: first.objectId }))).toBe('objectId');
+      expect(await store.get(appId, sameToken.objectId)).toBeNull();
+      expect(await store.get(appId, sameId.objectId)).toBeNull();
+      expect(await indexIds(store, appId, channel('x'))).toEqual([]);
+      // Another app may hold the same values.
+      await store.insert(newAppId(), { ...sameToken });
+    });
+
+    it('gives a deviceToken to exactly one of two stores inserting it at once', async () => {
+      const stores = [installations(), (await context.openAnother()).installations];
+      const appId = newAppId();
+      for (let round = 0; round < 5; round += 1) {
+        const rivals = [0, 1].map(() => newInstallation({ deviceType: 'ios', deviceToken: `race-${round}`, channels: ['race'] }));
+        const outcomes = await Promise.allSettled(rivals.map((rival, index) => stores[index]!.insert(appId, rival)));
+        const winners = rivals.filter((_, index) => outcomes[index]?.status === 'fulfilled');
+        expect(winners).toHaveLength(1);
+        const loser = rivals.find((rival) => rival !== winners[0])!;
+        expect(await stores[1]!.findByDevice(appId, { field: 'deviceToken', value: `race-${round}` })).toEqual(winners[0]);
+        expect(await stores[0]!.get(appId, loser.objectId)).toBeNull();
+      }
+      expect((await readIndex(stores[0]!, appId, channel('race'))).found).toHaveLength(5);
+    });
+
+    it('updates with field operations, moves device keys and refuses one held by another installation', async () => {
+      const store = installations();
+      const appId = newAppId();
+      const device = newInstallation({ deviceType: 'ios', deviceToken: 'old-token', channels: ['a'], badge: 1 });
+      const other = newInstallation({ deviceType: 'ios', deviceToken: 'other-token' });
+      await store.insert(appId, device);
+      await store.insert(appId, other);
+      const updatedAt = nextTime();
+      const updated = await store.update(
+        appId,
+        device.objectId,
+        [
+          { op: 'set', path: ['deviceToken'], value: 'new-token' },
+          { op: 'increment', path: ['badge'], amount: 2 },
+          { op: 'addUnique', path: ['channels'], objects: ['a', 'b'] },
+        ],
+        { updatedAt },
+      );
+      const expected = { ...device, deviceToken: 'new-token', badge: 3, channels: ['a', 'b'], updatedAt };
+      expect(updated).toEqual(expected);
+      expect(await store.get(appId, device.objectId)).toEqual(expected);
+      expect(await store.findByDevice(appId, { field: 'deviceToken', value: 'new-token' })).toEqual(expected);
+      expect(await store.findByDevice(appId, { field: 'deviceToken', value: 'old-token' })).toBeNull();
+
+      // The freed token can be taken; another's cannot, and a refused update changes nothing.
+      await store.insert(appId, newInstallation({ deviceType: 'ios', deviceToken: 'old-token' }));
+      const refused = store.update(appId, device.objectId, [{ op: 'set', path: ['deviceToken'], value: 'other-token' }, { op: 'set', path: ['channels'], value: ['z'] }], {
+        updatedAt: nextTime(),
+      });
+      expect(await duplicateField(refused)).toBe('deviceToken');
+      expect(await store.get(appId, device.objectId)).toEqual(expected);
+      expect(await indexIds(store, appId, channel('z'))).toEqual([]);
+    });
+
+    it('keeps the channel and device-type copies equal to the installation through updates and delete', async () => {
+      const store = installations();
+      const appId = newAppId();
+      const names = { channels: ['a', 'b', 'c'], types: ['ios', 'android'] };
+      const device = newInstallation({ deviceType: 'ios', deviceToken: 'copy-token', channels: ['a', 'b'] });
+      await store.insert(appId, device);
+      await expectCopiesMatch(appId, device, device.objectId, names);
+
+      const steps: Parameters<InstallationStore['update']>[2][] = [
+        [{ op: 'remove', path: ['channels'], objects: ['b'] }, { op: 'add', path: ['channels'], objects: ['c'] }],
+        [{ op: 'set', path: ['deviceType'], value: 'android' }, { op: 'set', path: ['title'], value: 'renamed' }],
+        [{ op: 'delete', path: ['channels'] }],
+        [{ op: 'set', path: ['channels'], value: ['b', 'b', 'a'] }],
+      ];
+      for (const ops of steps) {
+        const current = await store.update(appId, device.objectId, ops, { updatedAt: nextTime() });
+        await expectCopiesMatch(appId, current, device.objectId, names);
+      }
+      expect(await store.delete(appId, device.objectId)).toBe(true);
+      expect(await store.delete(appId, device.objectId)).toBe(false);
+      expect(await store.get(appId, device.objectId)).toBeNull();
+      expect(await store.findByDevice(appId, { field: 'deviceToken', value: 'copy-token' })).toBeNull();
+      await expectCopiesMatch(appId, null, device.objectId, names);
+      await store.insert(appId, newInstallation({ deviceType: 'ios', deviceToken: 'copy-token' }));
+    });
+
+    it('leaves the copies equal to the final document after many concurrent updates of one installation from two stores', async () => {
+      const stores = [installations(), (await context.openAnother()).installations];
+      const appId = newAppId();
+      const names = { channels: ['a', 'b', 'c', 'd'], types: ['ios', 'android'] };
+      for (let round = 0; round < 3; round += 1) {
+        const device = newInstallation({ deviceType: 'ios', deviceToken: `busy-${round}`, channels: ['a'] });
+        await stores[0]!.insert(appId, device);
+        await Promise.all(
+          Array.from({ length: 16 }, (_, index) => {
+            const channels = names.channels.filter((_, bit) => ((index + round) >> bit) % 2 === 1);
+            return stores[index % 2]!.update(
+              appId,
+              device.objectId,
+              [
+                { op: 'set', path: ['channels'], value: channels },
+                { op: 'set', path: ['deviceType'], value: index % 3 === 0 ? 'android' : 'ios' },
+                { op: 'increment', path: ['saves'], amount: 1 },
+              ],
+              { updatedAt: nextTime() },
+            );
+          }),
+        );
+        const final = await stores[1]!.get(appId, device.objectId);
+        expect(final?.saves).toBe(16);
+        await expectCopiesMatch(appId, final, device.objectId, names);
+      }
+    });
+
+    it('deletes only while the installation is unchanged', async () => {
+      const store = installations();
+      const appId = newAppId();
+      const device = newInstallation({ deviceType: 'android', installationId: 'idle-id', channels: ['idle'] });
+      await store.insert(appId, device);
+      const resaved = await store.update(appId, device.objectId, [{ op: 'set', path: ['badge'], value: 0 }], { updatedAt: nextTime() });
+      expect(await store.deleteIfUnchanged(appId, device.objectId, device.updatedAt)).toBe(false);
+      expect(await store.get(appId, device.objectId)).toEqual(resaved);
+      expect(await indexIds(store, appId, channel('idle'))).toEqual([device.objectId]);
+
+      expect(await store.deleteIfUnchanged(appId, device.objectId, resaved!.updatedAt)).toBe(true);
+      expect(await store.get(appId, device.objectId)).toBeNull();
+      expect(await store.findByDevice(appId, { field: 'installationId', value: 'idle-id' })).toBeNull();
+      expect(await indexIds(store, appId, channel('idle'))).toEqual([]);
+      expect(await indexIds(store, appId, deviceType('android'))).toEqual([]);
+    });
+
+    it('puts every installation in exactly one shard, FNV-1a of its id, and pages through each shard once in id order', async () => {
+      const store = installations();
+      expect(store.shardCount).toBe(conformanceShards);
+      const appId = newAppId();
+      const all = Array.from({ length: 120 }, (_, index) => newInstallation({ deviceType: index % 2 === 0 ? 'ios' : 'android', channels: ['all'] }));
+      await store.insertMany(appId, all);
+      const seen: string[] = [];
+      for (let shard = 0; shard < store.shardCount; shard += 1) {
+        const inShard: string[] = [];
+        let after: string | null = null;
+        do {
+          const page = await store.scanShard(appId, { shard, index: { kind: 'all' }, after, limit: 4 });
+          if (page.next !== null) {
+            expect(page.installations).toHaveLength(4);
+            expect(page.next).toBe(page.installations.at(-1)?.objectId);
+          }
+          inShard.push(...page.installations.map((installation) => installation.objectId));
+          after = page.next;
+        } while (after !== null);
+        expect(inShard).toEqual([...inShard].sort());
+        for (const objectId of inShard) expect([store.shardOf(objectId), fnv1a(objectId) % conformanceShards]).toEqual([shard, shard]);
+        seen.push(...inShard);
+      }
+      expect(seen.sort()).toEqual(all.map((installation) => installation.objectId).sort());
+
+      // A page that ends exactly at the end of the shard says so.
+      const shard = store.shardOf(all[0]!.objectId);
+      const size = all.filter((installation) => store.shardOf(installation.objectId) === shard).length;
+      const whole = await store.scanShard(appId, { shard, index: { kind: 'all' }, after: null, limit: size });
+      expect([whole.installations.length, whole.next]).toEqual([size, null]);
+      const short = await store.scanShard(appId, { shard, index: { kind: 'all' }, after: null, limit: size - 1 });
+      const rest = await store.scanShard(appId, { shard, index: { kind: 'all' }, after: short.next, limit: size });
+      expect([short.installations.length, rest.installations.length, rest.next]).toEqual([size - 1, 1, null]);
+
+      const byType = await readIndex(store, appId, deviceType('ios'), 5);
+      expect(byType.found.map((installation) => installation.objectId).sort()).toEqual(
+        all.filter((installation) => installation.deviceType === 'ios').map((installation) => installation.objectId).sort(),
+      );
+    });
+
+    it('reads only the subscribers of a channel: 100 among 5,000 installations', { timeout: 180_000 }, async () => {
+      const store = installations();
+      const appId = newAppId();
+      const all = Array.from({ length: 5000 }, (_, index) =>
+        newInstallation({ deviceType: index % 2 === 0 ? 'ios' : 'android', channels: index % 50 === 7 ? ['sports', 'news'] : ['news'] }),
+      );
+      await store.insertMany(appId, all);
+      const subscribers = all.filter((installation) => (installation.channels as string[]).includes('sports'));
+      expect(subscribers).toHaveLength(100);
+
+      const counting = await context.fixture().counting();
+      const { found, pages } = await readIndex(counting.installations, appId, channel('sports'), 1000);
+      expect(found.map((installation) => installation.objectId).sort()).toEqual(subscribers.map((installation) => installation.objectId).sort());
+      expect(found).toEqual(expect.arrayContaining(subscribers));
+      // One page per shard, and no row read beyond the subscribers themselves.
+      expect(pages).toBe(conformanceShards);
+      expect(counting.rowsRead()).toBe(100);
+    });
+
+    it('inserts many installations with the rules of insert', async () => {
+      const store = installations();
+      const appId = newAppId();
+      const batch = Array.from({ length: 30 }, (_, index) => newInstallation({ deviceType: 'android', installationId: `bulk-${index}` }));
+      await store.insertMany(appId, batch);
+      for (const installation of batch.slice(0, 3)) {
+        expect(await store.findByDevice(appId, { field: 'installationId', value: installation.installationId as string })).toEqual(installation);
+      }
+      const clash = newInstallation({ deviceType: 'android', installationId: 'bulk-3' });
+      expect(await duplicateField(store.insertMany(appId, [clash]))).toBe('installationId');
+      expect(await store.get(appId, clash.objectId)).toBeNull();
+      expect((await readIndex(store, appId, deviceType('android'))).found).toHaveLength(30);
+    });
+
+    it('refuses to open the store with another installation shard count', async () => {
+      await expect(context.fixture().openWithShards(conformanceShards * 2)).rejects.toThrow(
+        new RegExp(`created with ${conformanceShards} installation shards but is opened with ${conformanceShards * 2}`),
+      );
+      await expect(context.fixture().openWithShards(0)).rejects.toThrow(/installationShards must be an integer/);
+    });
+  });
+}
