@@ -1,0 +1,119 @@
+import type { OutgoingHttpHeaders } from 'node:http2';
+import type { Clock } from '../../core/clock.ts';
+import { compileApnsClientOptions, type ApnsClientOptions, type ApnsEnvironment } from './apns-client-options.ts';
+import { ApnsProviderToken } from './apns-provider-token.ts';
+import { authorizationOutcome } from './authorization-source.ts';
+import { classifyApnsResponse, readApnsError } from './classify-apns-response.ts';
+import { delivered, type ApnsDelivery, type DeliveryOutcome, type GatewayClient } from './delivery.ts';
+import type { Http2Exchange } from './http2-exchange.ts';
+import { Http2Pool } from './http2-pool.ts';
+import { parseRetryAfter } from './retry-after.ts';
+import { transportOutcome } from './transport-failure.ts';
+
+/** Reasons after which a fresh provider token may succeed where the old one failed. */
+const tokenRejections = new Set(['ExpiredProviderToken', 'InvalidProviderToken']);
+
+const priorityHeader = { 5: '5', 10: '10' } as const;
+
+/**
+ * Sends notifications to APNs (`POST /3/device/<token>`) over pooled HTTP/2
+ * sessions, with token or certificate auth, and classifies every answer.
+ * One client serves one endpoint and one set of credentials; the registry
+ * (`PushGateways`) keeps one per app, environment and certificate profile.
+ */
+export class ApnsClient implements GatewayClient<ApnsDelivery> {
+  readonly gateway = 'apns';
+  readonly environment: ApnsEnvironment;
+  readonly endpoint: string;
+  /** The app's default `apns-topic`, for deliveries whose push and installation name none. */
+  readonly defaultTopic: string | undefined;
+  readonly #pool: Http2Pool;
+  readonly #token: ApnsProviderToken | undefined;
+  readonly #clock: Clock;
+
+  constructor(options: ApnsClientOptions) {
+    const compiled = compileApnsClientOptions(options);
+    this.environment = compiled.environment;
+    this.endpoint = compiled.endpoint;
+    this.defaultTopic = compiled.defaultTopic;
+    this.#clock = compiled.clock;
+    this.#pool = new Http2Pool({
+      gateway: 'apns',
+      origin: compiled.endpoint,
+      tls: compiled.tls,
+      sessions: compiled.sessions,
+      requestTimeoutMs: compiled.requestTimeoutMs,
+      pingIntervalMs: compiled.pingIntervalMs,
+      metrics: compiled.metrics,
+      logger: compiled.logger,
+    });
+    this.#token =
+      compiled.auth.kind === 'token'
+        ? new ApnsProviderToken({ ...compiled.auth, refreshAfterMs: compiled.tokenRefreshMs, clock: compiled.clock })
+        : undefined;
+  }
+
+  /** Requests waiting for or holding a stream. */
+  get inFlight(): number {
+    return this.#pool.inFlight;
+  }
+
+  /** Open HTTP/2 sessions. */
+  get sessions(): number {
+    return this.#pool.sessions;
+  }
+
+  /**
+   * Sends one notification and classifies the answer; never rejects. With
+   * token auth, an ExpiredProviderToken or InvalidProviderToken answer signs a
+   * new token and sends once more.
+   */
+  async send(delivery: ApnsDelivery): Promise<DeliveryOutcome> {
+    const token = this.#token;
+    if (token === undefined) return this.#outcome(await this.#pool.exchange(headersOf(delivery, undefined), delivery.payload));
+
+    let authorization = token.authorization();
+    try {
+      authorization ??= await token.refresh();
+    } catch (error) {
+      return authorizationOutcome(error, 'ProviderTokenUnavailable');
+    }
+    const exchange = await this.#pool.exchange(headersOf(delivery, authorization), delivery.payload);
+    if (exchange.status !== 403) return this.#outcome(exchange);
+
+    const error = readApnsError(exchange.body);
+    if (error.reason === undefined || !tokenRejections.has(error.reason) || !token.reject(authorization)) return classifyApnsResponse(403, error);
+    try {
+      authorization = await token.refresh();
+    } catch (refreshError) {
+      return authorizationOutcome(refreshError, 'ProviderTokenUnavailable');
+    }
+    return this.#outcome(await this.#pool.exchange(headersOf(delivery, authorization), delivery.payload));
+  }
+
+  /** Stops taking deliveries, waits for those in flight, closes the sessions; idempotent. */
+  close(): Promise<void> {
+    return this.#pool.close();
+  }
+
+  #outcome(exchange: Http2Exchange): DeliveryOutcome {
+    if (exchange.status === 200) return delivered;
+    if (exchange.failure !== undefined) return transportOutcome(exchange.failure);
+    const retryAfterMs = parseRetryAfter(exchange.headers?.['retry-after'], this.#clock.now());
+    return classifyApnsResponse(exchange.status, readApnsError(exchange.body), retryAfterMs);
+  }
+}
+
+function headersOf(delivery: ApnsDelivery, authorization: string | undefined): OutgoingHttpHeaders {
+  const headers: OutgoingHttpHeaders = {
+    ':method': 'POST',
+    ':path': `/3/device/${delivery.token}`,
+    'apns-topic': delivery.topic,
+    'apns-push-type': delivery.pushType,
+  };
+  if (authorization !== undefined) headers.authorization = authorization;
+  if (delivery.priority !== undefined) headers['apns-priority'] = priorityHeader[delivery.priority];
+  if (delivery.expiration !== undefined) headers['apns-expiration'] = String(delivery.expiration);
+  if (delivery.collapseId !== undefined) headers['apns-collapse-id'] = delivery.collapseId;
+  return headers;
+}

@@ -1,0 +1,103 @@
+import type { OutgoingHttpHeaders } from 'node:http2';
+import type { Clock } from '../../core/clock.ts';
+import { authorizationOutcome, type AuthorizationSource } from './authorization-source.ts';
+import { classifyFcmResponse, readFcmError } from './classify-fcm-response.ts';
+import { delivered, type DeliveryOutcome, type FcmDelivery, type GatewayClient } from './delivery.ts';
+import { FcmAccessToken } from './fcm-access-token.ts';
+import { compileFcmClientOptions, type FcmClientOptions } from './fcm-client-options.ts';
+import type { Http2Exchange } from './http2-exchange.ts';
+import { Http2Pool } from './http2-pool.ts';
+import { parseRetryAfter } from './retry-after.ts';
+import { transportOutcome } from './transport-failure.ts';
+
+/**
+ * Sends messages to FCM HTTP v1 (`POST /v1/projects/<id>/messages:send`)
+ * over pooled HTTP/2 sessions with an OAuth2 access token of the app's
+ * service account, and classifies every answer.
+ */
+export class FcmClient implements GatewayClient<FcmDelivery> {
+  readonly gateway = 'fcm';
+  readonly projectId: string;
+  readonly endpoint: string;
+  readonly #pool: Http2Pool;
+  readonly #accessToken: AuthorizationSource;
+  readonly #clock: Clock;
+  readonly #path: string;
+  /** Every request carries the same headers until the token changes, so they are built once per token. */
+  #headers: OutgoingHttpHeaders | undefined;
+
+  constructor(options: FcmClientOptions) {
+    const compiled = compileFcmClientOptions(options);
+    this.projectId = compiled.account.projectId;
+    this.endpoint = compiled.endpoint;
+    this.#clock = compiled.clock;
+    this.#path = `/v1/projects/${encodeURIComponent(compiled.account.projectId)}/messages:send`;
+    this.#pool = new Http2Pool({
+      gateway: 'fcm',
+      origin: compiled.endpoint,
+      tls: compiled.ca === undefined ? {} : { ca: compiled.ca },
+      sessions: compiled.sessions,
+      requestTimeoutMs: compiled.requestTimeoutMs,
+      pingIntervalMs: compiled.pingIntervalMs,
+      metrics: compiled.metrics,
+      logger: compiled.logger,
+    });
+    this.#accessToken =
+      compiled.accessToken ??
+      new FcmAccessToken({ account: compiled.account, clock: compiled.clock, ca: compiled.ca, requestTimeoutMs: compiled.requestTimeoutMs });
+  }
+
+  get inFlight(): number {
+    return this.#pool.inFlight;
+  }
+
+  get sessions(): number {
+    return this.#pool.sessions;
+  }
+
+  /**
+   * Sends one message and classifies the answer; never rejects. A 401 (other
+   * than THIRD_PARTY_AUTH_ERROR, which is about the app's APNs credentials at
+   * Google) gets a new access token and one more try.
+   */
+  async send(delivery: FcmDelivery): Promise<DeliveryOutcome> {
+    let authorization = this.#accessToken.authorization();
+    try {
+      authorization ??= await this.#accessToken.refresh();
+    } catch (error) {
+      return authorizationOutcome(error, 'AccessTokenUnavailable');
+    }
+    const exchange = await this.#pool.exchange(this.#headersFor(authorization), delivery.body);
+    if (exchange.status !== 401) return this.#outcome(exchange);
+
+    const error = readFcmError(exchange.body);
+    if (error.errorCode === 'THIRD_PARTY_AUTH_ERROR' || !this.#accessToken.reject(authorization)) return classifyFcmResponse(401, error);
+    try {
+      authorization = await this.#accessToken.refresh();
+    } catch (refreshError) {
+      return authorizationOutcome(refreshError, 'AccessTokenUnavailable');
+    }
+    return this.#outcome(await this.#pool.exchange(this.#headersFor(authorization), delivery.body));
+  }
+
+  /** Stops taking deliveries, waits for those in flight, closes the sessions; idempotent. */
+  close(): Promise<void> {
+    return this.#pool.close();
+  }
+
+  #headersFor(authorization: string): OutgoingHttpHeaders {
+    let headers = this.#headers;
+    if (headers === undefined || headers.authorization !== authorization) {
+      headers = { ':method': 'POST', ':path': this.#path, authorization, 'content-type': 'application/json' };
+      this.#headers = headers;
+    }
+    return headers;
+  }
+
+  #outcome(exchange: Http2Exchange): DeliveryOutcome {
+    if (exchange.status === 200) return delivered;
+    if (exchange.failure !== undefined) return transportOutcome(exchange.failure);
+    const retryAfterMs = parseRetryAfter(exchange.headers?.['retry-after'], this.#clock.now());
+    return classifyFcmResponse(exchange.status, readFcmError(exchange.body), retryAfterMs);
+  }
+}

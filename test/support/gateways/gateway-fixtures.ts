@@ -1,0 +1,62 @@
+import { createPrivateKey } from 'node:crypto';
+import type { ApnsTokenAuth } from '../../../src/push/gateways/apns-client-options.ts';
+import type { ApnsDelivery } from '../../../src/push/gateways/delivery.ts';
+import type { FcmServiceAccount } from '../../../src/push/gateways/fcm-service-account.ts';
+import { FakeApns, type FakeApnsOptions } from './fake-apns.ts';
+import { FakeFcm, type FakeFcmOptions } from './fake-fcm.ts';
+import type { TestPki } from './test-pki.ts';
+
+/** A device token as APNs issues them: 32 bytes, hex; distinct per `n`. */
+export function deviceToken(n: number): string {
+  return n.toString(16).padStart(64, '0');
+}
+
+export const alertPayload = Buffer.from('{"aps":{"alert":{"title":"Hello","body":"A message for you"},"badge":1}}');
+
+/** A plain alert delivery to device `n` of the test PKI's topic. */
+export function alertTo(pki: TestPki, n: number, extra: Partial<ApnsDelivery> = {}): ApnsDelivery {
+  return { token: deviceToken(n), topic: pki.apns.topic, pushType: 'alert', payload: alertPayload, ...extra };
+}
+
+/** Token auth with the test PKI's `.p8` key. */
+export function apnsTokenAuth(pki: TestPki): ApnsTokenAuth {
+  return { kind: 'token', key: createPrivateKey(pki.apns.key.pem), keyId: pki.apns.key.keyId, teamId: pki.apns.teamId };
+}
+
+/** A fake APNs with the test server certificate, the PKI's key registered and its CA trusted for client certificates. */
+export function startFakeApns(pki: TestPki, options: Partial<FakeApnsOptions> = {}): Promise<FakeApns> {
+  return FakeApns.start({
+    cert: pki.server.certPem,
+    key: pki.server.keyPem,
+    clientCa: [pki.ca.certPem],
+    keys: [{ keyId: pki.apns.key.keyId, teamId: pki.apns.teamId, publicKey: pki.apns.key.publicKey }],
+    ...options,
+  });
+}
+
+export const fcmProjectId = 'herald-test';
+
+/** A fake FCM that knows the PKI's service account for `fcmProjectId`. */
+export function startFakeFcm(pki: TestPki, options: Partial<FakeFcmOptions> = {}): Promise<FakeFcm> {
+  return FakeFcm.start({
+    cert: pki.server.certPem,
+    key: pki.server.keyPem,
+    accounts: [{ clientEmail: pki.serviceAccount.clientEmail, publicKey: pki.serviceAccount.publicKey, projectId: fcmProjectId }],
+    ...options,
+  });
+}
+
+/** The PKI's service account with `fake`'s token endpoint, as the credential loader would make it. */
+export function fcmAccount(pki: TestPki, fake: FakeFcm): FcmServiceAccount {
+  return {
+    projectId: fcmProjectId,
+    clientEmail: pki.serviceAccount.clientEmail,
+    privateKey: createPrivateKey(pki.serviceAccount.privateKeyPem),
+    tokenUri: fake.tokenUri,
+  };
+}
+
+/** An FCM send body for `token`. */
+export function fcmMessage(token: string, message: Record<string, unknown> = {}): Buffer {
+  return Buffer.from(JSON.stringify({ message: { token, ...message } }));
+}
