@@ -3,11 +3,14 @@ import type { Clock } from './core/clock.ts';
 import type { Logger } from './core/logger.ts';
 import { ApiRole } from './roles/api-role.ts';
 import { createRuntime, type Runtime } from './runtime/create-runtime.ts';
+import { OperationsServer } from './runtime/operations-server.ts';
 
 export interface RunningHerald {
   runtime: Runtime;
   /** Port of the api role, when it runs. */
   port: number | undefined;
+  /** The internal port (metrics, health), when configured. */
+  internalPort: number | undefined;
   /** Closes the roles in reverse start order, then the adapters; idempotent. */
   close(): Promise<void>;
 }
@@ -17,7 +20,13 @@ export async function startHerald(config: HeraldConfig, options: { logger: Logge
   const runtime = await createRuntime(config, options);
   const roles: { close(): Promise<void> }[] = [];
   let port: number | undefined;
+  let internalPort: number | undefined;
   try {
+    if (config.internalPort !== undefined) {
+      const operations = new OperationsServer({ health: runtime.health, metrics: runtime.metrics, logger: options.logger });
+      internalPort = await operations.start(config.internalPort, config.internalHost ?? config.host);
+      roles.push(operations);
+    }
     // `all` is every role on the embedded default; the push roles join it as they arrive.
     if (config.role === 'api' || config.role === 'all') {
       const api = new ApiRole(runtime);
@@ -25,6 +34,7 @@ export async function startHerald(config: HeraldConfig, options: { logger: Logge
       roles.push(api);
     }
   } catch (error) {
+    for (const role of [...roles].reverse()) await role.close();
     await runtime.close();
     throw error;
   }
@@ -36,5 +46,5 @@ export async function startHerald(config: HeraldConfig, options: { logger: Logge
     })();
     return closing;
   };
-  return { runtime, port, close };
+  return { runtime, port, internalPort, close };
 }

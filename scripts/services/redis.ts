@@ -14,7 +14,11 @@ export interface RedisServiceOptions {
 
 const redisServer = 'redis-server';
 
-/** Debian's `redis-server` in the foreground, without persistence, installed with apt when missing. */
+/**
+ * Debian's `redis-server` in the foreground, installed with apt when missing.
+ * It keeps an append-only file, as Herald's Redis must in production: account
+ * locks and other limits live there and must survive a restart.
+ */
 export class RedisService implements LocalService {
   readonly name = 'redis';
   readonly dir: string;
@@ -39,7 +43,8 @@ export class RedisService implements LocalService {
         '--port', String(this.options.port),
         '--bind', this.options.host,
         '--save', '',
-        '--appendonly', 'no',
+        '--appendonly', 'yes',
+        '--appendfsync', 'everysec',
         '--daemonize', 'no',
         // Keep argv as given: `down` recognises its process by /proc/<pid>/cmdline.
         '--set-proc-title', 'no',

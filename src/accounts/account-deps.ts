@@ -5,6 +5,8 @@ import type { Coordination } from '../core/ports/coordination.ts';
 import type { Mailer } from '../core/ports/mailer.ts';
 import type { Store } from '../core/ports/object-store.ts';
 import type { SmsSender } from '../core/ports/sms-sender.ts';
+import type { AccountMetrics } from './account-metrics.ts';
+import type { PlatformTokenChecks } from './auth-data/token-checks/platform-token-checks.ts';
 
 /** What the account rules need from the rest of the service. */
 export interface AccountDeps {
@@ -16,6 +18,9 @@ export interface AccountDeps {
   publicUrl: string;
   /** Tracks fire-and-forget work (mail, SMS) so that shutdown can wait for it. */
   background: BackgroundWork;
+  metrics: AccountMetrics;
+  /** Checks third-party tokens where that is possible (Apple identity tokens, validation URLs). */
+  platformTokens: PlatformTokenChecks;
 }
 
 /** One configured app and its outbound channels. */

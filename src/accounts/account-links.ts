@@ -1,4 +1,6 @@
 import { digest, newSecret } from '../core/ids.ts';
+import type { FieldOp, StoredObject } from '../core/ports/object-store.ts';
+import { UserField } from './user-fields.ts';
 
 /** Kinds of emailed single-use links, and where they are served. */
 export const LinkKind = {
@@ -25,4 +27,36 @@ export function parseLinkToken(token: string): { appId: string; secretHash: stri
 
 export function linkUrl(publicUrl: string, kind: LinkKindName, token: string): string {
   return `${publicUrl}/1.1/${LinkKind[kind].path}/${token}`;
+}
+
+/** What a stored link remembers of the user it was sent to. */
+export interface LinkPayload {
+  userId: string;
+  /** The address the link was sent to. */
+  email: string;
+  /** The user's link generation when it was sent. */
+  generation: string;
+  [key: string]: string;
+}
+
+export function linkPayload(user: StoredObject, email: string): LinkPayload {
+  return { userId: user.objectId, email, generation: linkGenerationOf(user) };
+}
+
+/**
+ * A link works only for the address it was sent to, and only until the
+ * user's email or password changes (which starts a new link generation).
+ */
+export function linkStillValid(user: StoredObject, payload: Readonly<Record<string, string>>): boolean {
+  return user[UserField.email] === payload.email && linkGenerationOf(user) === (payload.generation ?? '');
+}
+
+/** Revokes every outstanding emailed link of a user; add to the ops that change the email or password. */
+export function newLinkGenerationOp(): FieldOp {
+  return { op: 'set', path: [UserField.linkGeneration], value: newSecret() };
+}
+
+function linkGenerationOf(user: StoredObject): string {
+  const generation = user[UserField.linkGeneration];
+  return typeof generation === 'string' ? generation : '';
 }

@@ -1,11 +1,18 @@
+import type { AppConfig } from '../config/schema.ts';
 import type { FieldOp } from '../core/ports/object-store.ts';
+import type { AccountDeps } from './account-deps.ts';
 import { unionIdFieldName } from './auth-data/union-id.ts';
 import { validateAuthData, type NormalizedAuthData } from './auth-data/validate-auth-data.ts';
 import { UserField } from './user-fields.ts';
 
-/** Operations that link each platform of a client's `authData` to a user (validating it first). */
-export function linkOps(authData: unknown): FieldOp[] {
-  return platformOps(validateAuthData(authData));
+/**
+ * Operations that link each platform of a client's `authData` to a user,
+ * after validating it and checking its tokens where that is possible.
+ */
+export async function linkOps(deps: AccountDeps, app: AppConfig, authData: unknown): Promise<FieldOp[]> {
+  const platforms = validateAuthData(authData);
+  await deps.platformTokens.verify(app, platforms);
+  return platformOps(platforms);
 }
 
 /**

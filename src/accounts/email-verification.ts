@@ -1,14 +1,13 @@
 import { appDisplayName } from '../config/schema.ts';
-import { ErrorCode, fail } from '../core/errors.ts';
+import { ErrorCode, PreconditionFailedError, fail } from '../core/errors.ts';
 import type { StoredObject } from '../core/ports/object-store.ts';
 import type { AccountDeps, AccountResult, AppRuntime, Caller } from './account-deps.ts';
-import { LinkKind, linkUrl, newLinkToken } from './account-links.ts';
+import { LinkKind, linkPayload, linkStillValid, linkUrl, newLinkToken } from './account-links.ts';
 import { verificationEmail } from './emails/verification-email.ts';
 import { checkEmail, requireObject } from './field-rules.ts';
 import { sendRequestedMail, throttleMail } from './mail-throttle.ts';
 import { UserField, userClass } from './user-fields.ts';
-import { updateUser } from './user-records.ts';
-import { usernameOf } from './user-view.ts';
+import { applyOwnershipProof } from './ownership-proof.ts';
 
 /** Verification links live one week (SPEC.md). */
 export const verifyLinkTtlMs = 7 * 24 * 3600 * 1000;
@@ -23,10 +22,9 @@ export async function sendVerificationLink(deps: AccountDeps, app: AppRuntime, u
   if (typeof email !== 'string') return;
   const appId = app.config.id;
   const { token, secretHash } = newLinkToken(appId);
-  await deps.store.putToken(appId, LinkKind.verifyEmail.token, secretHash, { userId: user.objectId, email }, deps.clock.now() + verifyLinkTtlMs);
+  await deps.store.putToken(appId, LinkKind.verifyEmail.token, secretHash, linkPayload(user, email), deps.clock.now() + verifyLinkTtlMs);
   const message = verificationEmail({
     appName: appDisplayName(app.config),
-    username: usernameOf(user),
     email,
     link: linkUrl(deps.publicUrl, 'verifyEmail', token),
   });
@@ -56,14 +54,26 @@ export async function userForEmailRequest(deps: AccountDeps, caller: Caller, bod
   return user;
 }
 
-export type VerifyOutcome = { ok: true; email: string } | { ok: false };
+export type VerifyOutcome = { ok: true; email: string; passwordRemoved: boolean; user: StoredObject } | { ok: false };
 
-/** Opens a verification link; each link works once, within a week, for the address it was sent to. */
+/**
+ * Opens a verification link; each link works once, within a week, for the
+ * address it was sent to and until the email or password changes. Proving the
+ * address hands an account whose email was unverified to its owner
+ * (`ownershipProofOps`); the check that the address is still the one the link
+ * was sent to is part of the same atomic update.
+ */
 export async function verifyEmail(deps: AccountDeps, appId: string, secretHash: string): Promise<VerifyOutcome> {
   const payload = await deps.store.takeToken(appId, LinkKind.verifyEmail.token, secretHash, deps.clock.now());
   if (!payload?.userId || !payload.email) return { ok: false };
   const user = await deps.store.get(appId, userClass, payload.userId);
-  if (!user || user[UserField.email] !== payload.email) return { ok: false };
-  await updateUser(deps, appId, user.objectId, [{ op: 'set', path: [UserField.emailVerified], value: true }]);
-  return { ok: true, email: payload.email };
+  if (!user || !linkStillValid(user, payload)) return { ok: false };
+  try {
+    const { user: verified, proof } = await applyOwnershipProof(deps, appId, user, 'email');
+    return { ok: true, email: payload.email, passwordRemoved: proof.passwordRemoved, user: verified };
+  } catch (error) {
+    // The address changed between reading the user and verifying it.
+    if (error instanceof PreconditionFailedError) return { ok: false };
+    throw error;
+  }
 }

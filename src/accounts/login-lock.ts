@@ -1,11 +1,12 @@
 import type { Clock } from '../core/clock.ts';
 import { ErrorCode, HeraldError } from '../core/errors.ts';
 import { appKey, type Coordination } from '../core/ports/coordination.ts';
+import type { AccountMetrics, CredentialKind } from './account-metrics.ts';
 
 /** SPEC.md: more than 6 failures within 15 minutes lock the account. */
 export const maxFailures = 6;
 export const failureWindowMs = 15 * 60 * 1000;
-/** Locked until 15 minutes after the last failed login. */
+/** Locked until 15 minutes after the attempt that locked it. */
 export const lockDurationMs = 15 * 60 * 1000;
 
 export function lockedError(): HeraldError {
@@ -13,50 +14,49 @@ export function lockedError(): HeraldError {
 }
 
 /**
- * Failed-login counting and the account lock, shared by every API node through
- * the coordination port. Attempts made while locked are refused without being
- * checked, so they neither count nor extend the lock.
+ * The account lock, shared by every API node through the coordination port.
+ * Every credential check of a user (password login, SMS code, old password)
+ * goes through `attempt`, which reserves the attempt in the failure window
+ * *before* the credential is looked at, in one atomic step: however many
+ * requests arrive at once, on however many nodes, at most `maxFailures`
+ * credentials are checked per window. The attempt after them is refused and
+ * locks the account; attempts made while locked are refused unchecked and
+ * neither count nor extend the lock. A correct credential clears the window.
  */
 export class LoginLock {
   private readonly coord: Coordination;
   private readonly clock: Clock;
+  private readonly metrics: AccountMetrics | undefined;
 
-  constructor(deps: { coord: Coordination; clock: Clock }) {
+  constructor(deps: { coord: Coordination; clock: Clock; metrics?: AccountMetrics }) {
     this.coord = deps.coord;
     this.clock = deps.clock;
+    this.metrics = deps.metrics;
   }
 
   /**
-   * Checks one credential under the lock: 219 while locked (the credential is
-   * not even looked at), `rejection()` for a wrong one, which counts as a
-   * failure (219 instead when it locks the account), and a clean count on success.
+   * Checks one credential under the lock: 219 while locked or when this
+   * attempt would exceed the limit (the credential is then not looked at);
+   * `rejection()` for a wrong credential, which stays counted; success clears
+   * the count. `subject` is the user's id (or, before a user exists, what the
+   * credential names).
    */
-  async attempt(appId: string, subject: string, check: () => Promise<boolean>, rejection: () => HeraldError): Promise<void> {
-    await this.assertUnlocked(appId, subject);
+  async attempt(appId: string, subject: string, kind: CredentialKind, check: () => Promise<boolean>, rejection: () => HeraldError): Promise<void> {
+    const now = this.clock.now();
+    const reservation = await this.coord.reserveAttempt(failureKey(appId, subject), lockKey(appId, subject), {
+      now,
+      windowMs: failureWindowMs,
+      max: maxFailures,
+      lockMs: lockDurationMs,
+    });
+    if (!reservation.allowed) {
+      if (reservation.lockedUntil === now + lockDurationMs) this.metrics?.accountLocked(appId);
+      throw lockedError();
+    }
     if (!(await check())) {
-      if (await this.recordFailure(appId, subject)) throw lockedError();
+      this.metrics?.credentialRejected(appId, kind);
       throw rejection();
     }
-    await this.clearFailures(appId, subject);
-  }
-
-  /** Throws 219 while the account is locked. */
-  private async assertUnlocked(appId: string, subject: string): Promise<void> {
-    const until = await this.coord.get(lockKey(appId, subject));
-    if (until !== null && Number(until) > this.clock.now()) throw lockedError();
-  }
-
-  /** Records a failure; answers true when this failure locked the account. */
-  private async recordFailure(appId: string, subject: string): Promise<boolean> {
-    const now = this.clock.now();
-    const failures = await this.coord.recordEvent(failureKey(appId, subject), now, failureWindowMs);
-    if (failures <= maxFailures) return false;
-    await this.coord.set(lockKey(appId, subject), String(now + lockDurationMs), lockDurationMs);
-    return true;
-  }
-
-  /** A successful login starts the count again. */
-  private async clearFailures(appId: string, subject: string): Promise<void> {
     await this.coord.delete(failureKey(appId, subject));
   }
 }

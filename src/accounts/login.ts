@@ -1,14 +1,14 @@
 import { ErrorCode, HeraldError, fail } from '../core/errors.ts';
-import type { StoredObject } from '../core/ports/object-store.ts';
 import type { AccountDeps, AccountResult, Caller } from './account-deps.ts';
 import { checkEmail, checkMobilePhone, requireObject } from './field-rules.ts';
 import { LoginLock } from './login-lock.ts';
+import { assertMayLogIn } from './login-rules.ts';
+import { applyOwnershipProof } from './ownership-proof.ts';
 import { verifyPassword } from './passwords.ts';
 import { consumeSmsCode, readSmsCode, wrongSmsCode } from './sms-codes.ts';
 import { UserField, userClass } from './user-fields.ts';
 import { readPassword } from './user-input.ts';
-import { markPhoneVerified } from './user-records.ts';
-import { viewUser } from './user-view.ts';
+import { protectedUserFields, viewUser } from './user-view.ts';
 
 type Identifier = { field: 'username' | 'email' | 'mobilePhoneNumber'; value: string };
 
@@ -22,19 +22,21 @@ export async function login(deps: AccountDeps, caller: Caller, body: unknown): P
   const identifier = readIdentifier(fields);
   const usesSmsCode = identifier.field === 'mobilePhoneNumber' && fields.smsCode !== undefined && fields.password === undefined;
   const secret = usesSmsCode ? readSmsCode(fields.smsCode) : readPassword(fields.password);
-  const appId = caller.app.config.id;
-  const user = await deps.store.findByUnique(appId, userClass, identifier);
+  const app = caller.app.config;
+  const user = await deps.store.findByUnique(app.id, userClass, identifier);
   if (!user) throw notFound(identifier);
 
   await new LoginLock(deps).attempt(
-    appId,
+    app.id,
     user.objectId,
-    () => (usesSmsCode ? consumeSmsCode(deps, appId, identifier.value, secret) : verifyPassword(user[UserField.hashedPassword], secret)),
+    usesSmsCode ? 'sms-code' : 'password',
+    () => (usesSmsCode ? consumeSmsCode(deps, app.id, app.settings.smsCodes, identifier.value, secret) : verifyPassword(user[UserField.hashedPassword], secret)),
     () => (usesSmsCode ? wrongSmsCode() : new HeraldError(ErrorCode.passwordMismatch, 'The username and password do not match.')),
   );
-  checkVerified(caller, user);
-  const current = usesSmsCode ? await markPhoneVerified(deps, appId, user) : user;
-  return { status: 200, body: viewUser(current, { self: true, master: caller.master }) };
+  assertMayLogIn(app, user);
+  // A code proves the number: if it was unverified, its owner takes the account over.
+  const current = usesSmsCode ? (await applyOwnershipProof(deps, app.id, user, 'mobilePhoneNumber')).user : user;
+  return { status: 200, body: viewUser(current, { self: true, master: caller.master, protectedFields: protectedUserFields(caller.app.config) }) };
 }
 
 function readIdentifier(fields: Record<string, unknown>): Identifier {
@@ -54,12 +56,4 @@ function notFound(identifier: Identifier): HeraldError {
   if (identifier.field === 'email') return new HeraldError(ErrorCode.emailNotFound, 'Could not find a user with that email address.');
   if (identifier.field === 'mobilePhoneNumber') return new HeraldError(ErrorCode.mobilePhoneNotFound, 'Could not find a user with that mobile phone number.');
   return new HeraldError(ErrorCode.userNotFound, 'Could not find user.');
-}
-
-/** With `refuseUnverifiedEmailLogin`, a user whose email is not verified cannot log in (216). */
-function checkVerified(caller: Caller, user: StoredObject): void {
-  if (!caller.app.config.settings.refuseUnverifiedEmailLogin) return;
-  if (typeof user[UserField.email] === 'string' && user[UserField.emailVerified] !== true) {
-    fail(ErrorCode.emailNotVerified, 'The email address is not verified.');
-  }
 }

@@ -2,13 +2,15 @@ import { ErrorCode, fail } from '../core/errors.ts';
 import type { AccountDeps, AccountResult, Caller } from './account-deps.ts';
 import { checkMobilePhone, requireObject } from './field-rules.ts';
 import { LoginLock } from './login-lock.ts';
+import { assertMayLogIn } from './login-rules.ts';
+import { applyOwnershipProof } from './ownership-proof.ts';
 import { createUser } from './new-user.ts';
 import { hashPassword } from './passwords.ts';
 import { consumeSmsCode, readSmsCode, wrongSmsCode } from './sms-codes.ts';
 import { UserField, userClass } from './user-fields.ts';
 import { readUserInput } from './user-input.ts';
-import { markPhoneVerified, userLocation } from './user-records.ts';
-import { viewUser } from './user-view.ts';
+import { userLocation } from './user-records.ts';
+import { protectedUserFields, viewUser } from './user-view.ts';
 
 /**
  * POST /1.1/usersByMobilePhone: with a valid SMS code, logs in the user holding
@@ -24,17 +26,20 @@ export async function signUpOrLogInByPhone(deps: AccountDeps, caller: Caller, bo
   const input = readUserInput({ ...rest, username: rest.username ?? number }, { master: caller.master });
   if (input.link !== undefined || input.unlink.length > 0) fail(ErrorCode.invalidFieldName, 'authData cannot be set here');
 
-  const appId = caller.app.config.id;
+  const app = caller.app.config;
+  const appId = app.id;
   const existing = await deps.store.findByUnique(appId, userClass, { field: UserField.mobilePhoneNumber, value: number });
   // Failures count against the user once one exists, else against the number.
   const subject = existing ? existing.objectId : `phone:${number}`;
-  await new LoginLock(deps).attempt(appId, subject, () => consumeSmsCode(deps, appId, number, code), wrongSmsCode);
+  await new LoginLock(deps).attempt(appId, subject, 'sms-code', () => consumeSmsCode(deps, appId, app.settings.smsCodes, number, code), wrongSmsCode);
 
   if (existing) {
-    const user = await markPhoneVerified(deps, appId, existing);
-    return { status: 200, body: viewUser(user, { self: true, master: caller.master }) };
+    assertMayLogIn(app, existing);
+    // The code proves the number: if it was unverified, its owner takes the account over.
+    const { user } = await applyOwnershipProof(deps, appId, existing, 'mobilePhoneNumber');
+    return { status: 200, body: viewUser(user, { self: true, master: caller.master, protectedFields: protectedUserFields(caller.app.config) }) };
   }
   const hashedPassword = input.password === undefined ? undefined : await hashPassword(input.password);
   const user = await createUser(deps, caller.app, { ops: input.ops, mobilePhoneVerified: true, ...(hashedPassword ? { hashedPassword } : {}) });
-  return { status: 201, location: userLocation(deps, user.objectId), body: viewUser(user, { self: true, master: caller.master }) };
+  return { status: 201, location: userLocation(deps, user.objectId), body: viewUser(user, { self: true, master: caller.master, protectedFields: protectedUserFields(caller.app.config) }) };
 }

@@ -15,7 +15,7 @@ export async function registerWithPassword(deps: AccountDeps, caller: Caller, bo
   const password = readPassword(fields.password);
   const input = readUserInput(fields, { master: caller.master });
   if (input.unlink.length > 0) fail(ErrorCode.invalidFieldName, 'authData.<platform> cannot be used when registering');
-  const ops = [...input.ops, ...(input.link === undefined ? [] : linkOps(input.link))];
+  const ops = [...input.ops, ...(input.link === undefined ? [] : await linkOps(deps, caller.app.config, input.link))];
   const appId = caller.app.config.id;
   // Cheap early answer for the common case; the unique index still decides races.
   if (await deps.store.findByUnique(appId, userClass, { field: UserField.username, value: username })) {

@@ -7,11 +7,12 @@ import { unionIdFieldName, unionIdUniqueKey } from './auth-data/union-id.ts';
 import { validateAuthData, type NormalizedAuthData } from './auth-data/validate-auth-data.ts';
 import { platformOps } from './auth-data-link.ts';
 import { requireObject } from './field-rules.ts';
+import { assertMayLogIn } from './login-rules.ts';
 import { createUser } from './new-user.ts';
 import { UserField, userClass } from './user-fields.ts';
 import { readUserInput } from './user-input.ts';
 import { updateUser, userLocation } from './user-records.ts';
-import { viewUser } from './user-view.ts';
+import { protectedUserFields, viewUser } from './user-view.ts';
 
 /**
  * POST /1.1/users with `authData` (SPEC.md, Third-party login): the user holding
@@ -27,6 +28,7 @@ export async function loginWithAuthData(deps: AccountDeps, caller: Caller, body:
     fail(ErrorCode.invalidFieldName, 'Only custom fields may accompany authData here.');
   }
   const appId = caller.app.config.id;
+  await deps.platformTokens.verify(caller.app.config, platforms);
 
   const existing = (await findByIdentity(deps, appId, platforms)) ?? (await findByUnion(deps, appId, platforms));
   if (existing) return logIn(deps, caller, existing, platforms);
@@ -83,6 +85,7 @@ async function findByUnion(deps: AccountDeps, appId: string, platforms: Normaliz
 /** Refreshes the stored platform objects (new access tokens) and answers the user like a login. */
 async function logIn(deps: AccountDeps, caller: Caller, user: StoredObject, platforms: NormalizedAuthData): Promise<AccountResult> {
   const appId = caller.app.config.id;
+  assertMayLogIn(caller.app.config, user);
   let current: StoredObject;
   try {
     current = await updateUser(deps, appId, user.objectId, platformOps(platforms));
@@ -92,7 +95,7 @@ async function logIn(deps: AccountDeps, caller: Caller, user: StoredObject, plat
     const linkOnly = platformOps(platforms).filter((op) => op.path[0] === UserField.authData);
     current = await updateUser(deps, appId, user.objectId, linkOnly);
   }
-  return { status: 200, location: userLocation(deps, user.objectId), body: viewUser(current, { self: true, master: caller.master }) };
+  return { status: 200, location: userLocation(deps, user.objectId), body: viewUser(current, { self: true, master: caller.master, protectedFields: protectedUserFields(caller.app.config) }) };
 }
 
 /** Usernames of third-party users: 25 lowercase letters and digits, like the hosted service's. */

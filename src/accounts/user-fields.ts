@@ -9,6 +9,8 @@ export const UserField = {
   mobilePhoneVerified: 'mobilePhoneVerified',
   authData: 'authData',
   acl: 'ACL',
+  /** Changes whenever the email or password does; emailed links carry it and die when it changes. */
+  linkGeneration: '_linkGeneration',
 } as const;
 
 export const userClass = '_User';

@@ -71,11 +71,16 @@ export function readUserInput(body: Record<string, unknown>, options: { master: 
   return input;
 }
 
+/** C0 and C1 controls, line and paragraph separators, and bidirectional embeddings, overrides and isolates. */
+const controlCharacters = /[\p{Cc}\u2028\u2029\u202a-\u202e\u2066-\u2069]/u;
+
 export function readUsername(value: unknown): string {
   if (value === undefined || value === null) fail(ErrorCode.usernameMissing, 'Username is missing or empty.');
   const username = checkString('username', value);
   if (username.trim() === '') fail(ErrorCode.usernameBlank, 'Username must not be blank.');
   if (username.length > 256) fail(ErrorCode.internal, 'Username is longer than 256 characters.');
+  // Usernames are shown to other people (pages, lists): no line breaks or bidi tricks.
+  if (controlCharacters.test(username)) fail(ErrorCode.internal, 'Username must not contain control characters, line breaks or text-direction marks.');
   return username;
 }
 

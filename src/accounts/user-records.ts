@@ -3,7 +3,7 @@ import type { FieldOp, StoredObject } from '../core/ports/object-store.ts';
 import { isoTime } from '../core/clock.ts';
 import type { AccountDeps } from './account-deps.ts';
 import { withUniqueErrors } from './duplicate-errors.ts';
-import { UserField, userClass } from './user-fields.ts';
+import { userClass } from './user-fields.ts';
 
 /** Loads a user or answers 211. */
 export async function loadUser(deps: AccountDeps, appId: string, userId: string): Promise<StoredObject> {
@@ -18,12 +18,6 @@ export async function updateUser(deps: AccountDeps, appId: string, userId: strin
   const user = await withUniqueErrors(() => deps.store.update(appId, userClass, userId, ops, { updatedAt }));
   if (!user) fail(ErrorCode.userNotFound, 'Could not find user.');
   return user;
-}
-
-/** Marks the user's mobile number verified (an SMS code proved it); answers the user as stored. */
-export async function markPhoneVerified(deps: AccountDeps, appId: string, user: StoredObject): Promise<StoredObject> {
-  if (user[UserField.mobilePhoneVerified] === true) return user;
-  return updateUser(deps, appId, user.objectId, [{ op: 'set', path: [UserField.mobilePhoneVerified], value: true }]);
 }
 
 /** `Location` of a user resource. */

@@ -4,12 +4,14 @@ import type { AccountDeps, AccountResult, Caller } from './account-deps.ts';
 import { linkOps } from './auth-data-link.ts';
 import { sendVerificationLink } from './email-verification.ts';
 import { aclAllows, requireObject } from './field-rules.ts';
+import { LoginLock } from './login-lock.ts';
+import { newLinkGenerationOp } from './account-links.ts';
 import { hashPassword, verifyPassword } from './passwords.ts';
 import { newSessionToken, requireSelfOrMaster } from './sessions.ts';
 import { UserField, userClass } from './user-fields.ts';
 import { readPassword, readUserInput } from './user-input.ts';
 import { loadUser, updateUser } from './user-records.ts';
-import { viewUser } from './user-view.ts';
+import { protectedUserFields, viewUser } from './user-view.ts';
 
 /** Checks that an ordinary-key caller may write this user: its own session and an ACL that allows it. */
 async function writableUser(deps: AccountDeps, caller: Caller, userId: string): Promise<StoredObject> {
@@ -32,12 +34,14 @@ export async function updateUserFields(deps: AccountDeps, caller: Caller, userId
   const fields = requireObject(body);
   const input = readUserInput(fields, { master: caller.master });
   const ops: FieldOp[] = [...input.ops];
-  if (input.link !== undefined) ops.push(...linkOps(input.link));
+  if (input.link !== undefined) ops.push(...(await linkOps(deps, caller.app.config, input.link)));
   for (const platform of input.unlink) ops.push({ op: 'delete', path: [UserField.authData, platform] });
   const emailChanged = input.email !== undefined && input.email !== user[UserField.email];
   if (emailChanged) {
     const verifying = caller.app.config.settings.emailVerification && input.email !== null;
     if (!(UserField.emailVerified in fields)) ops.push({ op: 'set', path: [UserField.emailVerified], value: verifying ? false : null });
+    // Links sent to the old address stop working.
+    if (input.password === undefined) ops.push(newLinkGenerationOp());
   }
   if (input.mobilePhoneNumber !== undefined && input.mobilePhoneNumber !== user[UserField.mobilePhoneNumber] && !(UserField.mobilePhoneVerified in fields)) {
     ops.push({ op: 'set', path: [UserField.mobilePhoneVerified], value: false });
@@ -53,23 +57,38 @@ export async function updateUserFields(deps: AccountDeps, caller: Caller, userId
   return { status: 200, body: answer };
 }
 
+/** A new password: outstanding emailed links stop working, and with the app's setting every session ends. */
 async function passwordOps(caller: Caller, password: string): Promise<FieldOp[]> {
-  const ops: FieldOp[] = [{ op: 'set', path: [UserField.hashedPassword], value: await hashPassword(password) }];
+  const ops: FieldOp[] = [{ op: 'set', path: [UserField.hashedPassword], value: await hashPassword(password) }, newLinkGenerationOp()];
   if (caller.app.config.settings.forceReloginAfterPasswordChange) ops.push({ op: 'set', path: [UserField.sessionToken], value: newSessionToken() });
   return ops;
 }
 
-/** PUT /1.1/users/<id>/updatePassword: needs the old password (210 when wrong). */
+/**
+ * PUT /1.1/users/<id>/updatePassword: needs the old password (210 when wrong),
+ * checked under the account lock like any other credential. A user without a
+ * password (signed up by SMS or a third party, or whose password went when the
+ * owner of their email or number proved it) sets one without `old_password`.
+ */
 export async function changePassword(deps: AccountDeps, caller: Caller, userId: string, body: unknown): Promise<AccountResult> {
   const user = await writableUser(deps, caller, userId);
   const fields = requireObject(body);
-  if (fields.old_password === undefined) fail(ErrorCode.passwordMissing, 'old_password is missing.');
-  if (typeof fields.old_password !== 'string') fail(ErrorCode.invalidType, 'old_password must be a string');
   const newPassword = readPassword(fields.new_password);
-  if (!(await verifyPassword(user[UserField.hashedPassword], fields.old_password))) {
-    fail(ErrorCode.passwordMismatch, 'The old password is wrong.');
+  const hash = user[UserField.hashedPassword];
+  if (typeof hash === 'string') {
+    if (fields.old_password === undefined) fail(ErrorCode.passwordMissing, 'old_password is missing.');
+    if (typeof fields.old_password !== 'string') fail(ErrorCode.invalidType, 'old_password must be a string');
+    const oldPassword = fields.old_password;
+    await new LoginLock(deps).attempt(
+      caller.app.config.id,
+      user.objectId,
+      'password',
+      () => verifyPassword(hash, oldPassword),
+      () => new HeraldError(ErrorCode.passwordMismatch, 'The old password is wrong.'),
+    );
   }
-  const updated = await updateUser(deps, caller.app.config.id, userId, await passwordOps(caller, newPassword));
+  const ops: FieldOp[] = [{ op: 'expect', path: [UserField.hashedPassword], value: hash }, ...(await passwordOps(caller, newPassword))];
+  const updated = await updateUser(deps, caller.app.config.id, userId, ops);
   return { status: 200, body: { updatedAt: updated.updatedAt, objectId: updated.objectId, sessionToken: updated[UserField.sessionToken] } };
 }
 
@@ -77,7 +96,7 @@ export async function changePassword(deps: AccountDeps, caller: Caller, userId: 
 export async function refreshSessionToken(deps: AccountDeps, caller: Caller, userId: string): Promise<AccountResult> {
   await writableUser(deps, caller, userId);
   const updated = await updateUser(deps, caller.app.config.id, userId, [{ op: 'set', path: [UserField.sessionToken], value: newSessionToken() }]);
-  return { status: 200, body: viewUser(updated, { self: true, master: caller.master }) };
+  return { status: 200, body: viewUser(updated, { self: true, master: caller.master, protectedFields: protectedUserFields(caller.app.config) }) };
 }
 
 /** DELETE /1.1/users/<id>: the user's own session or the master key; answers `{}`. */

@@ -2,15 +2,15 @@ import cors from 'cors';
 import express, { type Express } from 'express';
 import { pinoHttp } from 'pino-http';
 import type { AccountDeps } from '../accounts/account-deps.ts';
-import { LinkKind } from '../accounts/account-links.ts';
 import type { Logger } from '../core/logger.ts';
 import type { Metrics } from '../core/metrics.ts';
 import type { AppRegistry } from './app-registry.ts';
+import { maskLinkTokens } from './mask-link-tokens.ts';
 import { authenticate } from './middleware/authenticate.ts';
 import { errorHandler, notFoundHandler } from './middleware/error-handler.ts';
 import { jsonBody } from './middleware/json-body.ts';
 import { requestMetrics } from './middleware/request-metrics.ts';
-import { healthRoutes, type HealthChecks } from './routes/health-routes.ts';
+import { operationsRoutes, type HealthChecks } from './routes/health-routes.ts';
 import { pageRoutes } from './routes/page-routes.ts';
 import { userRoutes } from './routes/user-routes.ts';
 
@@ -21,14 +21,8 @@ export interface HttpAppDeps {
   bodyLimitBytes: number;
   health: HealthChecks;
   metrics: Metrics;
-}
-
-const linkPaths = Object.values(LinkKind).map((kind) => kind.path).join('|');
-const linkTokenPattern = new RegExp(`/(${linkPaths})/([^/.?]*)\\.[^/?]*`, 'g');
-
-/** Emailed links carry one-time secrets in their path; logs keep only the app part. */
-export function maskLinkTokens(url: string | undefined): string | undefined {
-  return url?.replace(linkTokenPattern, '/$1/$2.[redacted]');
+  /** Serve `/metrics`, `/healthz` and `/readyz` here; false when an internal port serves them. */
+  serveOperations: boolean;
 }
 
 /** The express application of the api role: `/1.1/*`, the emailed pages, health and metrics. */
@@ -45,10 +39,7 @@ export function createHttpApp(deps: HttpAppDeps): Express {
     }),
   );
   app.use(requestMetrics(deps.metrics));
-  app.use(healthRoutes(deps.health));
-  app.get('/metrics', async (_req, res) => {
-    res.type(deps.metrics.contentType).send(await deps.metrics.text());
-  });
+  if (deps.serveOperations) app.use(operationsRoutes(deps.health, deps.metrics));
   app.use('/1.1', pageRoutes(deps.accounts, deps.apps));
   app.use(
     '/1.1',
@@ -59,5 +50,15 @@ export function createHttpApp(deps: HttpAppDeps): Express {
   );
   app.use(notFoundHandler);
   app.use(errorHandler(deps.logger));
+  return app;
+}
+
+/** The internal port's application: only `/metrics`, `/healthz` and `/readyz`. */
+export function createOperationsApp(deps: Pick<HttpAppDeps, 'health' | 'metrics'>): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.use(operationsRoutes(deps.health, deps.metrics));
+  app.use(notFoundHandler);
   return app;
 }

@@ -12,6 +12,39 @@ function classPermissionsSchema(defaults: { find: boolean; delete: boolean }) {
     .default(defaults);
 }
 
+/** Limits on SMS codes: guessing one, and making Herald send many (SMS pumping). */
+const smsCodeLimitsSchema = z
+  .object({
+    maxAttempts: z.number().int().min(1).max(20).default(5).describe('wrong tries after which a code stops working'),
+    numberFailuresPerHour: z.number().int().min(1).max(1000).default(10).describe('wrong codes for one number within an hour before its codes are refused for an hour'),
+    perNumberPerDay: z.number().int().min(1).max(1000).default(10).describe('codes sent to one number within 24 hours'),
+    perAppPerHour: z.number().int().min(1).default(1000).describe('codes the app sends within an hour'),
+    perAppPerDay: z.number().int().min(1).default(10_000).describe('codes the app sends within 24 hours'),
+  })
+  .strict()
+  .default({ maxAttempts: 5, numberFailuresPerHour: 10, perNumberPerDay: 10, perAppPerHour: 1000, perAppPerDay: 10_000 });
+
+const appleSignInSchema = z
+  .object({
+    verify: z.boolean().default(true).describe('verify identity_token: signature, issuer, audience, subject and expiry'),
+    bundleIds: z.array(z.string().min(1)).default([]).describe('accepted audiences of identity_token: the app\'s bundle ids'),
+    jwksUrl: z.url().default('https://appleid.apple.com/auth/keys').describe('where the signing keys are fetched (cached)'),
+    issuer: z.string().min(1).default('https://appleid.apple.com'),
+  })
+  .strict();
+
+/** Which third-party credentials Herald checks, and how. */
+const authDataChecksSchema = z
+  .object({
+    svc_apple: appleSignInSchema.default(appleSignInSchema.parse({})),
+    validationUrls: z
+      .record(z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_]{0,63}$/, 'a platform key'), z.url())
+      .default({})
+      .describe('per platform: a URL that is POSTed {platform, authData} and answers 2xx when the access token is good'),
+  })
+  .strict()
+  .default({ svc_apple: appleSignInSchema.parse({}), validationUrls: {} });
+
 export const appSettingsSchema = z
   .object({
     emailVerification: z.boolean().default(false).describe('send a verification link when an email is set; new users start with emailVerified false'),
@@ -19,6 +52,12 @@ export const appSettingsSchema = z
     forceReloginAfterPasswordChange: z.boolean().default(false).describe('issue a new session token when a user changes the password'),
     clientPushAllowed: z.boolean().default(false).describe('let ordinary-key callers send pushes'),
     passwordResetTtlSeconds: z.number().int().min(60).max(7 * 24 * 3600).default(3600).describe('lifetime of password reset links'),
+    smsCodes: smsCodeLimitsSchema,
+    protectedFields: z
+      .record(z.string().regex(/^_?[A-Za-z][A-Za-z0-9_]{0,63}$/, 'a class name'), z.array(z.string().regex(/^[A-Za-z][A-Za-z0-9_]{0,127}$/, 'a field name')))
+      .default({ _User: ['email', 'mobilePhoneNumber'] })
+      .describe('fields of each class hidden from everyone but the object itself (a user) and the master key, who alone may query or sort on them'),
+    authData: authDataChecksSchema,
     classPermissions: z
       .object({
         // Users delete themselves with their own session unless the app turns that off.
@@ -81,6 +120,14 @@ export const configSchema = z
     role: z.enum(roleNames).default('all'),
     port: z.number().int().min(0).max(65535).default(3000),
     host: z.string().min(1).default('0.0.0.0'),
+    internalPort: z
+      .number()
+      .int()
+      .min(0)
+      .max(65535)
+      .optional()
+      .describe('when set, /metrics, /healthz and /readyz are served on this port only, never on the public one'),
+    internalHost: z.string().min(1).optional().describe('address of the internal port; default: the same as host'),
     publicUrl: z.url().optional().describe('base URL of links in emails; default http://localhost:<port>'),
     dataDir: z.string().min(1).default(defaultDataDir),
     logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -122,6 +169,8 @@ export const envVariables = {
   PORT: { path: ['port'], type: 'int', help: 'HTTP port' },
   HOST: { path: ['host'], type: 'string', help: 'address to listen on' },
   HERALD_ROLE: { path: ['role'], type: 'string', help: `role to run: ${roleNames.join(', ')}` },
+  HERALD_INTERNAL_PORT: { path: ['internalPort'], type: 'int', help: 'serve /metrics, /healthz and /readyz on this port only (not on PORT)' },
+  HERALD_INTERNAL_HOST: { path: ['internalHost'], type: 'string', help: 'address of the internal port (default: HOST)' },
   HERALD_PUBLIC_URL: { path: ['publicUrl'], type: 'string', help: 'base URL of links sent in email' },
   HERALD_DATA_DIR: { path: ['dataDir'], type: 'string', help: 'folder of the embedded store, outbox and development keys' },
   HERALD_LOG_LEVEL: { path: ['logLevel'], type: 'string', help: 'pino log level' },
@@ -134,7 +183,11 @@ export const envVariables = {
   HERALD_CASSANDRA_USERNAME: { path: ['store', 'username'], type: 'string', help: 'Cassandra user (password authenticator)' },
   HERALD_CASSANDRA_PASSWORD: { path: ['store', 'password'], type: 'string', help: 'Cassandra password' },
   HERALD_COORDINATION: { path: ['coordination', 'kind'], type: 'string', help: 'memory (embedded default) or redis' },
-  HERALD_REDIS_URL: { path: ['coordination', 'url'], type: 'string', help: 'redis[s]://[:password@]host:port[/db]; selects Redis' },
+  HERALD_REDIS_URL: {
+    path: ['coordination', 'url'],
+    type: 'string',
+    help: 'redis[s]://[:password@]host:port[/db]; selects Redis, which must persist (appendonly yes): account locks live there',
+  },
   HERALD_BUS: { path: ['bus', 'kind'], type: 'string', help: 'memory (embedded default) or kafka' },
   HERALD_KAFKA_BROKERS: { path: ['bus', 'brokers'], type: 'list', help: 'Kafka brokers, host:port, comma-separated; selects Kafka' },
   HERALD_PUSH_REQUEST_PARTITIONS: { path: ['bus', 'topics', 'pushRequests'], type: 'int', help: 'partitions of the push.requests topic when it is created' },

@@ -1,4 +1,5 @@
-import { Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { AccountMetrics } from '../accounts/account-metrics.ts';
 
 /**
  * The one owner of prom-client in a process: a registry with the process
@@ -8,6 +9,7 @@ import { Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 export class Metrics {
   readonly registry = new Registry();
   readonly httpRequestSeconds: Histogram<'method' | 'route' | 'status'>;
+  readonly accounts: AccountMetrics;
 
   constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: 'herald_' });
@@ -18,6 +20,29 @@ export class Metrics {
       buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
       registers: [this.registry],
     });
+    const credentialsRejected = new Counter({
+      name: 'herald_login_failures_total',
+      help: 'Wrong passwords and SMS codes, by app and credential',
+      labelNames: ['app', 'credential'],
+      registers: [this.registry],
+    });
+    const accountsLocked = new Counter({
+      name: 'herald_account_locks_total',
+      help: 'Accounts locked after too many failed logins, by app',
+      labelNames: ['app'],
+      registers: [this.registry],
+    });
+    const smsRefused = new Counter({
+      name: 'herald_sms_refused_total',
+      help: 'Requests for SMS codes refused by a limit, by app and limit',
+      labelNames: ['app', 'reason'],
+      registers: [this.registry],
+    });
+    this.accounts = {
+      credentialRejected: (app, credential) => credentialsRejected.inc({ app, credential }),
+      accountLocked: (app) => accountsLocked.inc({ app }),
+      smsRefused: (app, reason) => smsRefused.inc({ app, reason }),
+    };
   }
 
   text(): Promise<string> {

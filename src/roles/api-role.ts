@@ -15,14 +15,15 @@ export class ApiRole {
 
   /** Listens; answers the bound port (useful with port 0). */
   async start(): Promise<number> {
-    const { config, logger, accounts, apps, store, coord, bus, metrics } = this.runtime;
+    const { config, logger, accounts, apps, metrics } = this.runtime;
     const app = createHttpApp({
       accounts,
       apps,
       logger: logger.child({ role: 'api' }),
       bodyLimitBytes: config.bodyLimitBytes,
-      health: { store: () => store.ping(), coordination: () => coord.ping(), bus: () => bus.ping() },
+      health: this.runtime.health,
       metrics,
+      serveOperations: config.internalPort === undefined,
     });
     const server = createServer(app);
     server.keepAliveTimeout = 65_000;

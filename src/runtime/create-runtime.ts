@@ -1,7 +1,9 @@
 import { join } from 'node:path';
 import type { AccountDeps, AppRuntime } from '../accounts/account-deps.ts';
+import { DefaultPlatformTokenChecks } from '../accounts/auth-data/token-checks/platform-token-checks.ts';
 import { userClassDescriptor } from '../accounts/user-class.ts';
 import { AppRegistry } from '../api/app-registry.ts';
+import type { HealthChecks } from '../api/routes/health-routes.ts';
 import type { HeraldConfig } from '../config/schema.ts';
 import { BackgroundTasks } from '../core/background-tasks.ts';
 import { systemClock, type Clock } from '../core/clock.ts';
@@ -27,6 +29,8 @@ export interface Runtime {
   apps: AppRegistry;
   accounts: AccountDeps;
   metrics: Metrics;
+  /** What `/readyz` asks: every backend this process uses. */
+  health: HealthChecks;
   /** Waits for background work, then closes adapters; safe to call twice. */
   close(): Promise<void>;
 }
@@ -63,7 +67,8 @@ export async function createRuntime(config: HeraldConfig, options: RuntimeOption
     sms: createSmsSender(app, { outboxDir, logger: logger.child({ app: app.id }) }),
   }));
   const background = new BackgroundTasks(logger);
-  const accounts: AccountDeps = { store, coord, clock, logger, publicUrl: config.publicUrl, background };
+  const metrics = new Metrics();
+  const accounts: AccountDeps = { store, coord, clock, logger, publicUrl: config.publicUrl, background, metrics: metrics.accounts, platformTokens: new DefaultPlatformTokenChecks(clock) };
 
   let closing: Promise<void> | undefined;
   const close = () => {
@@ -76,5 +81,5 @@ export async function createRuntime(config: HeraldConfig, options: RuntimeOption
     })();
     return closing;
   };
-  return { config, logger, store, coord, bus, apps: new AppRegistry(appRuntimes), accounts, metrics: new Metrics(), close };
+  return { config, logger, store, coord, bus, apps: new AppRegistry(appRuntimes), accounts, metrics, health: { store: () => store.ping(), coordination: () => coord.ping(), bus: () => bus.ping() }, close };
 }

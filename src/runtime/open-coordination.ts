@@ -8,5 +8,5 @@ import { RedisCoordination } from '../coord/redis/redis-coordination.ts';
 /** The configured coordination: in memory (one node only), or Redis shared by every node, once it answers. */
 export async function openCoordination(config: CoordinationConfig, options: { clock: Clock; logger: Logger }): Promise<Coordination> {
   if (config.kind === 'memory') return new MemoryCoordination({ clock: options.clock });
-  return RedisCoordination.open({ url: config.url, keyPrefix: config.keyPrefix, logger: options.logger.child({ component: 'redis' }) });
+  return RedisCoordination.open({ url: config.url, keyPrefix: config.keyPrefix, clock: options.clock, logger: options.logger.child({ component: 'redis' }) });
 }

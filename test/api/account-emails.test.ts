@@ -62,7 +62,9 @@ describe('email verification', () => {
     expect(first?.status()).toBe(200);
     await expect.poll(() => page.textContent('body')).toContain(email);
     expect(await page.textContent('h1')).toMatch(/verified/i);
-    expect((await h.request('GET', '/1.1/users/me', { session: user.sessionToken })).body.emailVerified).toBe(true);
+    expect((await h.request('GET', `/1.1/users/${user.objectId}`, { master: true })).body.emailVerified).toBe(true);
+    // The address was unverified until now: sessions opened before the proof end.
+    expect((await h.request('GET', '/1.1/users/me', { session: user.sessionToken })).status).toBe(403);
 
     const second = await page.goto(link);
     expect(second?.status()).toBe(400);
@@ -84,7 +86,7 @@ describe('email verification', () => {
     expect((await page.goto(oldLink))?.status()).toBe(400);
     expect((await page.goto(newLink))?.status()).toBe(200);
     await page.close();
-    expect((await h.request('GET', '/1.1/users/me', { session: user.sessionToken })).body.emailVerified).toBe(true);
+    expect((await h.request('GET', `/1.1/users/${user.objectId}`, { master: true })).body).toMatchObject({ email: changed, emailVerified: true });
   });
 
   it('sends a new link on requestEmailVerify and refuses unknown or missing addresses', async () => {
@@ -179,8 +181,15 @@ describe('refusing login with an unverified email', () => {
       const link = /http:\/\/\S+\/1\.1\/verifyEmail\/\S+/.exec(mail.text)?.[0] ?? '';
       const page = await browser.newPage();
       expect((await page.goto(link.replace(/http:\/\/[^/]+/, strict.baseUrl)))?.status()).toBe(200);
+      // Verifying handed the account to the address owner, who chooses the password now.
+      await page.click('a.button');
+      await page.fill('input[name=password]', 'chosen-by-owner');
+      await page.fill('input[name=confirm]', 'chosen-by-owner');
+      await page.click('button[type=submit]');
+      await expect.poll(() => page.textContent('h1')).toMatch(/password changed/i);
       await page.close();
-      expect((await strict.request('POST', '/1.1/login', { body: { username: 'strict', password: 'pw' } })).status).toBe(200);
+      expect((await strict.request('POST', '/1.1/login', { body: { username: 'strict', password: 'pw' } })).body.code).toBe(210);
+      expect((await strict.request('POST', '/1.1/login', { body: { username: 'strict', password: 'chosen-by-owner' } })).status).toBe(200);
     } finally {
       await strict.close();
     }

@@ -1,12 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startAppleKeys, type AppleKeys } from '../support/apple-jwks.ts';
 import { startTestHerald, type TestHerald } from '../support/test-herald.ts';
 
 let h: TestHerald;
+let appleKeys: AppleKeys;
 beforeAll(async () => {
-  h = await startTestHerald();
+  appleKeys = await startAppleKeys();
+  h = await startTestHerald({ settings: { authData: { svc_apple: { jwksUrl: appleKeys.url, bundleIds: ['com.example.app'] } } } });
 });
-afterAll(() => h.close());
+afterAll(async () => {
+  await h.close();
+  await appleKeys.close();
+});
 
 let counter = 0;
 const id = (prefix: string) => `${prefix}${Date.now().toString(36)}${counter++}`;
@@ -14,7 +20,10 @@ const id = (prefix: string) => `${prefix}${Date.now().toString(36)}${counter++}`
 const platforms = {
   weibo: () => ({ uid: id('wb'), access_token: 'tok', expiration_in: '36000' }),
   weixin: () => ({ openid: id('wx'), access_token: 'tok', expires_in: 7200 }),
-  svc_apple: () => ({ uid: id('apple'), identity_token: 'jwt', code: 'auth-code' }),
+  svc_apple: async () => {
+    const uid = id('apple');
+    return { uid, identity_token: await appleKeys.sign({ sub: uid }), code: 'auth-code' };
+  },
   taptap: () => {
     const kid = id('kid');
     return { kid, access_token: kid, token_type: 'mac', mac_key: 'mk', mac_algorithm: 'hmac-sha-1', openid: id('tap'), name: 'Tap User', avatar: 'https://example.com/a.png', unionid: id('tu') };
@@ -25,7 +34,7 @@ const platforms = {
 
 describe('third-party login', () => {
   it.each(Object.entries(platforms))('creates a user for a new %s account (201) and logs the same account in again (200)', async (platform, make) => {
-    const data = make();
+    const data = await make();
     const first = await h.request('POST', '/1.1/users', { body: { authData: { [platform]: data } } });
     expect(first.status).toBe(201);
     expect(first.body).toEqual({ objectId: expect.any(String), createdAt: expect.any(String), sessionToken: expect.any(String), username: expect.stringMatching(/^[a-z0-9]{25}$/) });

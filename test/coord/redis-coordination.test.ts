@@ -8,8 +8,9 @@ import { RedisNotReadyError } from '../../src/coord/redis/redis-errors.ts';
 import { systemClock } from '../../src/core/clock.ts';
 import { ErrorCode, HeraldError, ServiceUnavailableError } from '../../src/core/errors.ts';
 import { appKey } from '../../src/core/ports/coordination.ts';
+import { ManualClock } from '../support/manual-clock.ts';
 import { serviceEndpoints } from '../support/service-endpoints.ts';
-import { describeCoordinationConformance, realTime, type CoordinationUnderTest } from './coordination-conformance.ts';
+import { describeCoordinationConformance, manualTime, realTime, type CoordinationUnderTest } from './coordination-conformance.ts';
 import { describeLeaseConformance } from './lease-conformance.ts';
 import { describeTokenBucketConformance } from './token-bucket-conformance.ts';
 
@@ -20,14 +21,22 @@ function testPrefix(): string {
   return `herald-test:${randomUUID()}:`;
 }
 
+/** Values, windows, locks and buckets follow the adapter's clock, so these suites run on manual time. */
 async function makeRedis(): Promise<CoordinationUnderTest> {
+  const time = manualTime();
+  const coord = await RedisCoordination.open({ url, keyPrefix: testPrefix(), clock: time.clock });
+  return { coord, ...time, cleanup: () => coord.close() };
+}
+
+/** Leases are redlock locks whose TTLs run on the server's clock: real time. */
+async function makeRedisOnRealTime(): Promise<CoordinationUnderTest> {
   const coord = await RedisCoordination.open({ url, keyPrefix: testPrefix() });
   return { coord, ...realTime(), cleanup: () => coord.close() };
 }
 
 describeCoordinationConformance('RedisCoordination', makeRedis);
 describeTokenBucketConformance('RedisCoordination', makeRedis);
-describeLeaseConformance('RedisCoordination', makeRedis);
+describeLeaseConformance('RedisCoordination', makeRedisOnRealTime);
 
 describe('RedisCoordination on a shared server', () => {
   const opened: RedisCoordination[] = [];
@@ -79,8 +88,31 @@ describe('RedisCoordination on a shared server', () => {
     const coord = await node();
     const key = `test:${randomUUID()}`;
     await coord.set(key, 'value', 5000);
-    expect(await raw.get(`herald:${key}`)).toBe('value');
+    expect(await raw.get(`herald:${key}`)).toMatch(/^\d+\|value$/);
     await coord.delete(key);
+  });
+
+  it('reads a value as gone once its time has passed on the adapter clock, while Redis still drops it by its TTL', async () => {
+    const prefix = testPrefix();
+    const clock = new ManualClock();
+    const coord = await node({ keyPrefix: prefix, clock });
+    await coord.set('code', '123456', 60_000);
+    expect(await raw.pttl(`${prefix}code`)).toBeGreaterThan(55_000);
+    clock.advance(60_000);
+    expect(await coord.get('code')).toBeNull();
+    expect(await coord.take('code')).toBeNull();
+    expect(await coord.setIfAbsent('code', '654321', 60_000)).toBe(true);
+    expect(await coord.get('code')).toBe('654321');
+  });
+
+  it('reserves attempts for two API nodes in one window, so a burst spread over both gets max through', async () => {
+    const prefix = testPrefix();
+    const [a, b] = [await node({ keyPrefix: prefix }), await node({ keyPrefix: prefix })];
+    const now = Date.now();
+    const limit = { now, windowMs: 60_000, max: 6, lockMs: 60_000 };
+    const answers = await Promise.all(Array.from({ length: 60 }, (_, i) => (i % 2 === 0 ? a : b).reserveAttempt('window', 'lock', limit)));
+    expect(answers.filter((answer) => answer.allowed)).toHaveLength(6);
+    expect(await raw.pttl(`${prefix}lock`)).toBeGreaterThan(55_000);
   });
 
   it('keeps the event window only as long as the window', async () => {
@@ -116,10 +148,10 @@ describe('RedisCoordination on a shared server', () => {
     const right = (): Promise<boolean> => Promise.resolve(true);
     const mismatch = (): HeraldError => new HeraldError(ErrorCode.passwordMismatch, 'wrong password');
     for (let attempt = 0; attempt < 6; attempt += 1) {
-      await expect(locks[attempt % 2]?.attempt('app-1', 'bob', wrong, mismatch)).rejects.toMatchObject({ code: ErrorCode.passwordMismatch });
+      await expect(locks[attempt % 2]?.attempt('app-1', 'bob', 'password', wrong, mismatch)).rejects.toMatchObject({ code: ErrorCode.passwordMismatch });
     }
-    await expect(locks[0]?.attempt('app-1', 'bob', wrong, mismatch)).rejects.toMatchObject({ code: ErrorCode.loginLocked });
-    await expect(locks[1]?.attempt('app-1', 'bob', right, mismatch)).rejects.toMatchObject({ code: ErrorCode.loginLocked });
+    await expect(locks[0]?.attempt('app-1', 'bob', 'password', wrong, mismatch)).rejects.toMatchObject({ code: ErrorCode.loginLocked });
+    await expect(locks[1]?.attempt('app-1', 'bob', 'password', right, mismatch)).rejects.toMatchObject({ code: ErrorCode.loginLocked });
   });
 
   it('shares one token bucket between nodes', async () => {

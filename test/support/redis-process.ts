@@ -11,7 +11,7 @@ export interface RedisProcess {
   readonly url: string;
   /** Kills the server with SIGKILL, as a crash would, and waits for it to exit; harmless when it is not running. */
   stop(): Promise<void>;
-  /** Starts it again on the same port (empty: nothing is persisted) and waits until it answers PING. */
+  /** Starts it again on the same port (empty, unless `appendOnlyDir` persists its data) and waits until it answers PING. */
   start(): Promise<void>;
   /** Freezes the server (SIGSTOP): connections stay open but nothing is answered. */
   pause(): void;
@@ -24,9 +24,14 @@ export interface RedisProcessOptions {
   port?: number;
   /** How long `start` waits for PING to succeed; default 10 s. */
   startTimeoutMs?: number;
+  /**
+   * Keep data across restarts with an append-only file fsynced on every write,
+   * as production Redis must run for Herald; default: nothing is persisted.
+   */
+  appendOnlyDir?: string;
 }
 
-/** Starts `redis-server` on a loopback port, without persistence, and waits until it answers PING. */
+/** Starts `redis-server` on a loopback port, without persistence unless asked, and waits until it answers PING. */
 export async function startRedisProcess(options: RedisProcessOptions = {}): Promise<RedisProcess> {
   const port = options.port ?? (await freePort());
   const startTimeoutMs = options.startTimeoutMs ?? 10_000;
@@ -42,7 +47,7 @@ export async function startRedisProcess(options: RedisProcessOptions = {}): Prom
     url: `redis://127.0.0.1:${port}`,
     async start() {
       if (child !== null) throw new Error(`redis-server on port ${port} is already running`);
-      const started = spawnRedis(port);
+      const started = spawnRedis(port, options.appendOnlyDir);
       child = started.child;
       started.child.once('exit', () => {
         if (child === started.child) child = null;
@@ -80,8 +85,9 @@ interface Spawned {
   exited: boolean;
 }
 
-function spawnRedis(port: number): Spawned {
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', tmpdir()], {
+function spawnRedis(port: number, appendOnlyDir: string | undefined): Spawned {
+  const persistence = appendOnlyDir === undefined ? ['--appendonly', 'no', '--dir', tmpdir()] : ['--appendonly', 'yes', '--appendfsync', 'always', '--dir', appendOnlyDir];
+  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', ...persistence], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

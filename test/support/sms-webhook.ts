@@ -51,3 +51,5 @@ export async function startSmsWebhook(): Promise<{
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
 }
+
+export type SmsWebhook = Awaited<ReturnType<typeof startSmsWebhook>>;

@@ -7,6 +7,7 @@ import type { RawConfig } from '../../src/config/schema.ts';
 import { silentLogger, type Logger } from '../../src/core/logger.ts';
 import { startHerald, type RunningHerald } from '../../src/start-herald.ts';
 import { ManualClock } from './manual-clock.ts';
+import { serviceEndpoints } from './service-endpoints.ts';
 
 type RawApp = NonNullable<RawConfig['apps']>[number];
 
@@ -43,6 +44,9 @@ export interface TestHerald {
   close(): Promise<void>;
 }
 
+/** Where login failures, locks, SMS limits and other shared counters live. */
+export type TestCoordination = 'memory' | { redisUrl: string; keyPrefix: string };
+
 export interface TestHeraldOptions {
   settings?: RawApp['settings'];
   mail?: RawApp['mail'];
@@ -50,6 +54,18 @@ export interface TestHeraldOptions {
   extraApps?: RawApp[];
   logger?: Logger;
   dataDir?: string;
+  /** The app to serve, e.g. one another node already serves; default a new one with random keys. */
+  app?: RawApp & TestApp;
+  coordination?: TestCoordination;
+  /** Serve metrics and health on their own port (0: any free one). */
+  internalPort?: number;
+  /** The clock, to share one between nodes; default a new manual clock. */
+  clock?: ManualClock;
+}
+
+/** Shared coordination on the local Redis under a fresh key prefix, as several nodes of one deployment use it. */
+export function redisCoordination(): TestCoordination {
+  return { redisUrl: serviceEndpoints.redis.url, keyPrefix: `herald-test:${randomBytes(6).toString('hex')}:` };
 }
 
 /** Builds an app config with random keys. */
@@ -65,9 +81,18 @@ export function testApp(overrides: Partial<RawApp> = {}): RawApp & TestApp {
 /** Starts the whole service in this process on a free port, over a fresh data directory and a manual clock. */
 export async function startTestHerald(options: TestHeraldOptions = {}): Promise<TestHerald> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'herald-test-'));
-  const app = testApp({ name: 'Test App', settings: options.settings ?? {}, mail: options.mail ?? {}, sms: options.sms ?? {} });
-  const config = compileConfig({ role: 'all', port: 0, host: '127.0.0.1', dataDir, apps: [app, ...(options.extraApps ?? [])] });
-  const clock = new ManualClock();
+  const app = options.app ?? testApp({ name: 'Test App', settings: options.settings ?? {}, mail: options.mail ?? {}, sms: options.sms ?? {} });
+  const coordination = options.coordination ?? 'memory';
+  const config = compileConfig({
+    role: 'all',
+    port: 0,
+    host: '127.0.0.1',
+    dataDir,
+    apps: [app, ...(options.extraApps ?? [])],
+    ...(coordination === 'memory' ? {} : { coordination: { kind: 'redis', url: coordination.redisUrl, keyPrefix: coordination.keyPrefix } }),
+    ...(options.internalPort === undefined ? {} : { internalPort: options.internalPort }),
+  });
+  const clock = options.clock ?? new ManualClock();
   const herald = await startHerald(
     { ...config, publicUrl: 'http://127.0.0.1:0' },
     { logger: options.logger ?? silentLogger(), clock },

@@ -26,8 +26,8 @@ export type NormalizedAuthData = readonly PlatformAuthData[];
  *
  * Codes: 111 when something is not an object or a key has the wrong type, 113
  * when a required key is missing or blank, 105 for a bad platform name or a
- * union-id key on a platform that does not take one (SPEC Rule 2). Access tokens
- * are not checked with the platforms; see docs/third-party-login.md.
+ * union-id key on a platform that does not take one (SPEC Rule 2). Tokens are
+ * checked separately (`PlatformTokenChecks`); see docs/third-party-login.md.
  */
 export function validateAuthData(authData: unknown): NormalizedAuthData {
   const platforms = requireObject(authData, 'authData');

@@ -4,20 +4,23 @@ import { html, httpUrl } from './html.ts';
 
 export interface PasswordResetEmailInput {
   appName: string;
-  username: string;
   /** The absolute link to the reset form; it works once. */
   link: string;
   /** Lifetime of the link, from the app's `passwordResetTtlSeconds`. */
   ttlMinutes: number;
 }
 
-/** The message sent for `POST /1.1/requestPasswordReset`. */
-export function passwordResetEmail({ appName, username, link, ttlMinutes }: PasswordResetEmailInput): AccountEmail {
+/**
+ * The message sent for `POST /1.1/requestPasswordReset`. It carries no text a
+ * user chose (such as a username), so nobody can make it say something else
+ * to the address owner.
+ */
+export function passwordResetEmail({ appName, link, ttlMinutes }: PasswordResetEmailInput): AccountEmail {
   const href = httpUrl(link);
   const lifetime = formatDuration(ttlMinutes);
   const subject = oneLine(`Reset your ${appName} password`);
   const text = [
-    `Hello ${username},`,
+    'Hello,',
     '',
     `Someone asked to reset the password of your ${appName} account. To choose a new password, open this link:`,
     '',
@@ -27,7 +30,7 @@ export function passwordResetEmail({ appName, username, link, ttlMinutes }: Pass
     '',
   ].join('\n');
   const body = html`<h1 style="font-size:20px;margin:0 0 16px">Reset your password</h1>
-<p>Hello ${username},</p>
+<p>Hello,</p>
 <p>Someone asked to reset the password of your ${appName} account.</p>
 ${emailButton(href, 'Choose a new password')}
 <p style="font-size:13px;color:#57606a">Or open this link: <a href="${href}" style="color:#0b5fff;word-break:break-all">${href}</a></p>

@@ -4,7 +4,6 @@ import { html, httpUrl } from './html.ts';
 
 export interface VerificationEmailInput {
   appName: string;
-  username: string;
   email: string;
   /** The absolute verification link; it works once. */
   link: string;
@@ -13,13 +12,17 @@ export interface VerificationEmailInput {
 /** Verification links expire after one week (SPEC.md, Limits). */
 const linkLifetimeMinutes = 7 * 24 * 60;
 
-/** The message sent when an email address is set or changed while verification is on. */
-export function verificationEmail({ appName, username, email, link }: VerificationEmailInput): AccountEmail {
+/**
+ * The message sent when an email address is set or changed while verification
+ * is on. It carries no text a user chose (such as a username), so nobody can
+ * make it say something else to the address owner.
+ */
+export function verificationEmail({ appName, email, link }: VerificationEmailInput): AccountEmail {
   const href = httpUrl(link);
   const lifetime = formatDuration(linkLifetimeMinutes);
   const subject = oneLine(`Verify your email address for ${appName}`);
   const text = [
-    `Hello ${username},`,
+    'Hello,',
     '',
     `Please confirm that ${email} is your email address for ${appName} by opening this link:`,
     '',
@@ -29,7 +32,7 @@ export function verificationEmail({ appName, username, email, link }: Verificati
     '',
   ].join('\n');
   const body = html`<h1 style="font-size:20px;margin:0 0 16px">Verify your email address</h1>
-<p>Hello ${username},</p>
+<p>Hello,</p>
 <p>Please confirm that <strong>${email}</strong> is your email address for ${appName}.</p>
 ${emailButton(href, 'Verify email address')}
 <p style="font-size:13px;color:#57606a">Or open this link: <a href="${href}" style="color:#0b5fff;word-break:break-all">${href}</a></p>

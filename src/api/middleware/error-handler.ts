@@ -1,6 +1,7 @@
 import type { NextFunction, Request, Response } from 'express';
-import { ErrorCode, HeraldError } from '../../core/errors.ts';
+import { ErrorCode, HeraldError, PreconditionFailedError } from '../../core/errors.ts';
 import type { Logger } from '../../core/logger.ts';
+import { maskLinkTokens } from '../mask-link-tokens.ts';
 
 /** Errors from express's own body reading carry a `type` and a `status`. */
 interface BodyReadError {
@@ -12,7 +13,7 @@ interface BodyReadError {
 export function errorHandler(logger: Logger) {
   return (error: unknown, req: Request, res: Response, _next: NextFunction): void => {
     const herald = toHeraldError(error);
-    if (herald.status >= 500) logger.error({ err: error, method: req.method, path: req.path }, 'request failed');
+    if (herald.status >= 500) logger.error({ err: error, method: req.method, path: maskLinkTokens(req.path) }, 'request failed');
     if (herald.retryable) res.set('Retry-After', '5');
     res.status(herald.status).json(herald.toBody());
   };
@@ -20,6 +21,8 @@ export function errorHandler(logger: Logger) {
 
 function toHeraldError(error: unknown): HeraldError {
   if (error instanceof HeraldError) return error;
+  // Another request changed the object between this one's read and its write.
+  if (error instanceof PreconditionFailedError) return new HeraldError(ErrorCode.internal, 'The object changed during the request; try again.', { status: 409 });
   const bodyError = error as BodyReadError;
   if (bodyError?.type === 'entity.too.large') return new HeraldError(ErrorCode.bodyTooLarge, 'The request body is too large.');
   if (bodyError?.type === 'entity.parse.failed') return new HeraldError(ErrorCode.invalidJson, 'The request body is malformed.');

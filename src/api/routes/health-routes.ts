@@ -1,10 +1,17 @@
 import { Router } from 'express';
+import type { Metrics } from '../../core/metrics.ts';
 
 export type HealthChecks = Readonly<Record<string, () => Promise<void>>>;
 
-/** `/healthz`: the process answers. `/readyz`: every dependency answers, each reported by name. */
-export function healthRoutes(checks: HealthChecks): Router {
+/**
+ * What operators and orchestrators read: `/healthz` (the process answers),
+ * `/readyz` (every dependency answers, each reported by name) and `/metrics`.
+ */
+export function operationsRoutes(checks: HealthChecks, metrics: Metrics): Router {
   const router = Router();
+  router.get('/metrics', async (_req, res) => {
+    res.type(metrics.contentType).send(await metrics.text());
+  });
   router.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });

@@ -7,11 +7,11 @@ const evil = `<b onmouseover="x">"Evil" & 'Co'</b>`;
 const link = 'https://herald.example.test/1.1/verifyEmail/tok?a=1&b=2';
 
 describe('verificationEmail', () => {
-  it('names the app, the user and the address and carries the link in text and html', () => {
-    const mail = verificationEmail({ appName: 'Demo', username: 'ada', email: 'ada@example.test', link });
+  it('names the app and the address and carries the link in text and html', () => {
+    const mail = verificationEmail({ appName: 'Demo', email: 'ada@example.test', link });
 
     expect(mail.subject).toBe('Verify your email address for Demo');
-    expect(mail.text).toContain('Hello ada,');
+    expect(mail.text).toMatch(/^Hello,\n/);
     expect(mail.text).toContain('ada@example.test');
     expect(mail.text).toContain(`\n${link}\n`);
     expect(mail.text).toContain('expires in 7 days');
@@ -20,7 +20,7 @@ describe('verificationEmail', () => {
   });
 
   it('escapes every interpolated value in the html', () => {
-    const mail = verificationEmail({ appName: evil, username: evil, email: evil, link });
+    const mail = verificationEmail({ appName: evil, email: evil, link });
 
     expect(mail.html).not.toContain('<b ');
     expect(mail.html).toContain('&lt;b onmouseover=&quot;x&quot;&gt;&quot;Evil&quot; &amp; &#39;Co&#39;&lt;/b&gt;');
@@ -28,19 +28,19 @@ describe('verificationEmail', () => {
   });
 
   it('keeps the subject on one line', () => {
-    expect(verificationEmail({ appName: 'Demo\r\nBcc: x@example.test', username: 'a', email: 'a@b.c', link }).subject).toBe(
+    expect(verificationEmail({ appName: 'Demo\r\nBcc: x@example.test', email: 'a@b.c', link }).subject).toBe(
       'Verify your email address for Demo Bcc: x@example.test',
     );
   });
 
   it('refuses a link that is not http(s)', () => {
-    expect(() => verificationEmail({ appName: 'Demo', username: 'a', email: 'a@b.c', link: 'javascript:alert(1)' })).toThrow(TypeError);
+    expect(() => verificationEmail({ appName: 'Demo', email: 'a@b.c', link: 'javascript:alert(1)' })).toThrow(TypeError);
   });
 });
 
 describe('passwordResetEmail', () => {
   it('states how long the link works', () => {
-    const mail = passwordResetEmail({ appName: 'Demo', username: 'ada', link, ttlMinutes: 60 });
+    const mail = passwordResetEmail({ appName: 'Demo', link, ttlMinutes: 60 });
 
     expect(mail.subject).toBe('Reset your Demo password');
     expect(mail.text).toContain(`\n${link}\n`);
@@ -49,7 +49,7 @@ describe('passwordResetEmail', () => {
   });
 
   it('escapes every interpolated value in the html', () => {
-    const mail = passwordResetEmail({ appName: evil, username: evil, link, ttlMinutes: 30 });
+    const mail = passwordResetEmail({ appName: evil, link, ttlMinutes: 30 });
 
     expect(mail.html).not.toContain('<b ');
     expect(mail.html).toContain('&lt;b onmouseover=');
