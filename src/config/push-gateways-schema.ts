@@ -1,0 +1,121 @@
+import { z } from 'zod';
+
+/**
+ * Push credentials per app (`apps[].push`) and the settings every gateway
+ * client shares (`push.gateways`). Secrets stay in files: the config names
+ * them and `loadPushCredentials` reads them at start-up.
+ */
+
+const filePath = z.string().min(1);
+
+/** `https://host[:port]`, nothing after it. */
+const httpsOrigin = z.url().refine((url) => {
+  const parsed = new URL(url);
+  return parsed.protocol === 'https:' && (parsed.pathname === '/' || parsed.pathname === '') && parsed.search === '' && parsed.hash === '';
+}, 'expected https://host[:port] with no path');
+
+/** Apple's key and team ids: ten letters and digits. */
+const appleId = z.string().regex(/^[A-Z0-9]{10}$/, 'ten upper-case letters and digits');
+
+const pkcs12Certificate = z
+  .object({
+    pfxFile: filePath.describe('PKCS#12 (.p12/.pfx) file with the certificate and its key'),
+    passphraseFile: filePath.optional().describe('file holding the passphrase of pfxFile; a trailing newline is ignored'),
+  })
+  .strict();
+
+const pemCertificate = z
+  .object({
+    certFile: filePath.describe('PEM certificate file'),
+    keyFile: filePath.describe('PEM private key file'),
+    passphraseFile: filePath.optional().describe('file holding the passphrase of an encrypted keyFile'),
+  })
+  .strict();
+
+const certificateSchema = z.union([pkcs12Certificate, pemCertificate]).describe('an APNs TLS client certificate: pfxFile, or certFile with keyFile');
+
+const environmentCertificates = z
+  .object({
+    production: certificateSchema.optional().describe('certificate for the production endpoint'),
+    development: certificateSchema.optional().describe('certificate for the sandbox endpoint'),
+  })
+  .strict();
+
+export const apnsAppSchema = z
+  .object({
+    topic: z.string().min(1).optional().describe('default apns-topic (the bundle id) when neither the push nor the installation names one'),
+    token: z
+      .object({
+        keyFile: filePath.describe('the .p8 signing key from the Apple developer account'),
+        keyId: appleId.describe('id of the .p8 key'),
+        teamId: appleId.describe('Apple developer team id'),
+      })
+      .strict()
+      .optional()
+      .describe('token (JWT) authentication; serves both environments'),
+    certificates: environmentCertificates
+      .extend({
+        profiles: z
+          .record(z.string().min(1).max(64), environmentCertificates)
+          .optional()
+          .describe('named certificates chosen by an installation\'s deviceProfile or a push\'s device_profile'),
+      })
+      .strict()
+      .optional()
+      .describe('certificate authentication'),
+    endpoints: z
+      .object({
+        production: httpsOrigin.optional().describe('default https://api.push.apple.com'),
+        development: httpsOrigin.optional().describe('default https://api.sandbox.push.apple.com'),
+      })
+      .strict()
+      .optional()
+      .describe('APNs endpoints, for proxies and tests'),
+  })
+  .strict()
+  .refine((apns) => apns.token !== undefined || apns.certificates !== undefined, 'give token or certificates');
+
+export const fcmAppSchema = z
+  .object({
+    serviceAccountFile: filePath.describe('Google service-account JSON file of the Firebase project'),
+    endpoint: httpsOrigin.optional().describe('default https://fcm.googleapis.com'),
+  })
+  .strict();
+
+export const appPushSchema = z
+  .object({
+    apns: apnsAppSchema.optional().describe('Apple Push Notification service credentials'),
+    fcm: fcmAppSchema.optional().describe('Firebase Cloud Messaging credentials'),
+  })
+  .strict();
+
+export const retryPolicySchema = z
+  .object({
+    maxAttempts: z.number().int().min(1).max(20).default(5).describe('sends of one delivery in all, the first included'),
+    baseDelayMs: z.number().int().min(1).max(60_000).default(250).describe('backoff before the first resend, doubled for each further one'),
+    maxDelayMs: z.number().int().min(1).max(600_000).default(10_000).describe('cap of the exponential backoff'),
+    maxRetryAfterMs: z.number().int().min(0).max(3_600_000).default(60_000).describe('cap of a gateway\'s Retry-After'),
+  })
+  .strict()
+  .refine((policy) => policy.maxDelayMs >= policy.baseDelayMs, { message: 'must not be below baseDelayMs', path: ['maxDelayMs'] });
+
+export const pushGatewaysSchema = z
+  .object({
+    caFile: filePath
+      .optional()
+      .describe('PEM CAs trusted for the gateways and the FCM token endpoint instead of the system roots (tests, private proxies); NODE_EXTRA_CA_CERTS adds to the roots instead'),
+    sessionsPerOrigin: z.number().int().min(1).max(64).default(2).describe('most HTTP/2 sessions per gateway endpoint and credential; more open only while the others are at the server\'s stream limit'),
+    requestTimeoutMs: z.number().int().min(100).max(300_000).default(10_000).describe('longest wait for a gateway answer; then the delivery is retried'),
+    pingIntervalMs: z.number().int().min(1000).max(3_600_000).default(60_000).describe('HTTP/2 PING interval; a session that misses an answer is replaced'),
+    tokenRefreshMinutes: z.number().int().min(20).max(60).default(50).describe('age at which the APNs provider token is signed again (APNs: 20 to 60 minutes)'),
+    retry: retryPolicySchema.default({ maxAttempts: 5, baseDelayMs: 250, maxDelayMs: 10_000, maxRetryAfterMs: 60_000 }).describe('resending of deliveries answered with a retryable error'),
+  })
+  .strict();
+
+export type ApnsAppConfig = z.output<typeof apnsAppSchema>;
+export type ApnsCertificateConfig = z.output<typeof certificateSchema>;
+export type FcmAppConfig = z.output<typeof fcmAppSchema>;
+export type AppPushConfig = z.output<typeof appPushSchema>;
+export type RetryPolicyConfig = z.output<typeof retryPolicySchema>;
+export type PushGatewaysConfig = z.output<typeof pushGatewaysSchema>;
+export type RawPushGatewaysConfig = z.input<typeof pushGatewaysSchema>;
