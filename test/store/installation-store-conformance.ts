@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { ServiceUnavailableError } from '../../src/core/errors.ts';
 import type { InstallationStore } from '../../src/core/ports/installation-store.ts';
 import type { StoredObject } from '../../src/core/ports/object-store.ts';
 import { fnv1a, type IndexChoice } from '../../src/store/installation-shards.ts';
@@ -167,6 +168,45 @@ export function describeInstallationConformance(context: PushDataContext): void 
         const final = await stores[1]!.get(appId, device.objectId);
         expect(final?.saves).toBe(16);
         await expectCopiesMatch(appId, final, device.objectId, names);
+      }
+    });
+
+    it('ends a save racing a delete-if-unchanged either gone without copies or present with copies of its last document', async () => {
+      const stores = [installations(), (await context.openAnother()).installations];
+      const appId = newAppId();
+      const names = { channels: ['r1', 'r2'], types: ['ios', 'android'] };
+      for (let round = 0; round < 8; round += 1) {
+        const device = newInstallation({ deviceType: 'ios', deviceToken: `racing-${round}`, channels: ['r1'] });
+        await stores[0]!.insert(appId, device);
+        const [deleted] = await Promise.all([
+          stores[round % 2]!.deleteIfUnchanged(appId, device.objectId, device.updatedAt),
+          stores[(round + 1) % 2]!.update(
+            appId,
+            device.objectId,
+            [
+              { op: 'set', path: ['channels'], value: ['r2'] },
+              { op: 'set', path: ['deviceType'], value: 'android' },
+            ],
+            { updatedAt: nextTime() },
+          ),
+        ]);
+        const final = await stores[0]!.get(appId, device.objectId);
+        expect(final === null).toBe(deleted);
+        await expectCopiesMatch(appId, final, device.objectId, names);
+      }
+    });
+
+    it('answers 503 from every part once its store is closed', async () => {
+      const closing = await context.openAnother();
+      await closing.close();
+      const appId = newAppId();
+      for (const attempt of [
+        closing.installations.get(appId, 'x'),
+        closing.installations.scanShard(appId, { shard: 0, index: { kind: 'all' }, after: null, limit: 1 }),
+        closing.pushes.get(appId, 'x'),
+        closing.scheduled.due(Date.now(), 1),
+      ]) {
+        await expect(attempt).rejects.toBeInstanceOf(ServiceUnavailableError);
       }
     });
 
