@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ServiceUnavailableError } from '../../src/core/errors.ts';
+import { PreconditionFailedError, ServiceUnavailableError } from '../../src/core/errors.ts';
 import type { InstallationStore } from '../../src/core/ports/installation-store.ts';
 import type { StoredObject } from '../../src/core/ports/object-store.ts';
 import { fnv1a, type IndexChoice } from '../../src/store/installation-shards.ts';
@@ -115,6 +115,36 @@ export function describeInstallationConformance(context: PushDataContext): void 
       expect(await duplicateField(refused)).toBe('deviceToken');
       expect(await store.get(appId, device.objectId)).toEqual(expected);
       expect(await indexIds(store, appId, channel('z'))).toEqual([]);
+    });
+
+    it('refuses an update whose expect op no longer holds, changing nothing', async () => {
+      const store = installations();
+      const appId = newAppId();
+      const device = newInstallation({ deviceType: 'ios', deviceToken: 'expected', channels: ['e'] });
+      await store.insert(appId, device);
+      const refused = store.update(
+        appId,
+        device.objectId,
+        [
+          { op: 'expect', path: ['deviceToken'], value: 'something-else' },
+          { op: 'set', path: ['channels'], value: ['f'] },
+        ],
+        { updatedAt: nextTime() },
+      );
+      await expect(refused).rejects.toBeInstanceOf(PreconditionFailedError);
+      expect(await store.get(appId, device.objectId)).toEqual(device);
+      expect(await indexIds(store, appId, channel('f'))).toEqual([]);
+      const updatedAt = nextTime();
+      const applied = await store.update(
+        appId,
+        device.objectId,
+        [
+          { op: 'expect', path: ['deviceToken'], value: 'expected' },
+          { op: 'set', path: ['channels'], value: ['f'] },
+        ],
+        { updatedAt },
+      );
+      expect(applied).toEqual({ ...device, channels: ['f'], updatedAt });
     });
 
     it('keeps the channel and device-type copies equal to the installation through updates and delete', async () => {
