@@ -1,4 +1,4 @@
-import type { PushCounts, PushDoc } from '../core/ports/push-store.ts';
+import type { PushCounts, PushDoc, SliceReport, SliceResult } from '../core/ports/push-store.ts';
 
 /** A result row as the adapters read it back. */
 export interface SliceRow {
@@ -49,4 +49,15 @@ export function withTotals(record: PushDoc, rows: Iterable<SliceRow>): PushDoc {
 
 function finite(value: unknown): number {
   return typeof value === 'number' && Number.isFinite(value) ? value : 0;
+}
+
+/** A slice's counts and continuation as one JSON text, the form both adapters store. */
+export function encodeSliceReport(result: SliceResult): string {
+  return JSON.stringify({ ...result.counts, next: result.next ?? null });
+}
+
+export function parseSliceReport(json: string, final: boolean): SliceReport {
+  const raw: unknown = JSON.parse(json);
+  const next = typeof raw === 'object' && raw !== null ? (raw as Record<string, unknown>).next : null;
+  return { final, next: typeof next === 'string' ? next : null };
 }

@@ -29,7 +29,23 @@ describe('node src/main.ts migrate', () => {
     const admin = await connectAdmin();
     try {
       const tables = await admin.execute('SELECT table_name FROM system_schema.tables WHERE keyspace_name = ?', [keyspace]);
-      expect(tables.rows.map((row) => String(row.get('table_name'))).sort()).toEqual(['objects', 'schema_lease', 'schema_migrations', 'tokens', 'unique_values']);
+      expect(tables.rows.map((row) => String(row.get('table_name'))).sort()).toEqual([
+        'installations',
+        'installations_by_channel',
+        'installations_by_type',
+        'objects',
+        'push_records',
+        'push_records_by_day',
+        'push_records_by_notification',
+        'push_results',
+        'scheduled_pushes',
+        'scheduled_pushes_due',
+        'schema_lease',
+        'schema_migrations',
+        'store_settings',
+        'tokens',
+        'unique_values',
+      ]);
     } finally {
       await admin.shutdown();
     }

@@ -73,6 +73,29 @@ export function describePushConformance(context: PushDataContext): void {
       expect(await store.get(appId, record.objectId)).toEqual({ ...record, ...again, status: 'done' });
     });
 
+    it('answers one reported slice with its continuation, and the stored record without summing', async () => {
+      const store = pushes();
+      const appId = newAppId();
+      const record = newPushRecord({ expectedTasks: 2 });
+      await store.insert(appId, record);
+      expect(await store.getSlice(appId, record.objectId, 't/0')).toBeNull();
+      await store.recordSlice(appId, record.objectId, { sliceKey: 't/0', counts: slice, final: false, next: 'obj-0999' });
+      await store.recordSlice(appId, record.objectId, { sliceKey: 't/1', counts: slice, final: true, next: null });
+      await store.recordSlice(appId, record.objectId, { sliceKey: 'u/0', counts: slice, final: true });
+      expect(await store.getSlice(appId, record.objectId, 't/0')).toEqual({ final: false, next: 'obj-0999' });
+      expect(await store.getSlice(appId, record.objectId, 't/1')).toEqual({ final: true, next: null });
+      expect(await store.getSlice(appId, record.objectId, 'u/0')).toEqual({ final: true, next: null });
+      expect(await store.getSlice(newAppId(), record.objectId, 't/0')).toBeNull();
+      // The continuation does not leak into the counters.
+      expect(await store.get(appId, record.objectId)).toEqual({ ...record, ...times(slice, 3), status: 'done' });
+      expect(await store.getRecord(appId, record.objectId)).toEqual(record);
+      await store.setFields(appId, record.objectId, { status: 'Error' }, record.updatedAt);
+      expect((await store.getRecord(appId, record.objectId))?.status).toBe('Error');
+      await store.delete(appId, record.objectId);
+      expect(await store.getRecord(appId, record.objectId)).toBeNull();
+      expect(await store.getSlice(appId, record.objectId, 't/0')).toBeNull();
+    });
+
     it.each([
       ['scheduled', { status: 'scheduled', expectedTasks: 1 }, 1, 'scheduled'],
       ['Error', { status: 'Error', errorMessage: 'dev profile disabled for massive push', expectedTasks: 1 }, 1, 'Error'],

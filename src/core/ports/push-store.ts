@@ -29,6 +29,14 @@ export interface SliceResult {
   counts: PushCounts;
   /** True for the last slice of its task. */
   final: boolean;
+  /** Where the task's next slice starts (its cursor); null for the last slice. */
+  next?: string | null;
+}
+
+/** What `getSlice` answers of a reported slice. */
+export interface SliceReport {
+  final: boolean;
+  next: string | null;
 }
 
 /**
@@ -64,6 +72,10 @@ export interface PushStore {
    * so a slice reported after the record was deleted is simply never seen.
    */
   recordSlice(appId: string, pushId: string, result: SliceResult): Promise<void>;
+  /** The record as stored, without summing its results: a cheap check that a push is still wanted. */
+  getRecord(appId: string, objectId: string): Promise<PushDoc | null>;
+  /** The report of one slice, or null when it has not been reported: how a redelivered slice knows it was done. */
+  getSlice(appId: string, pushId: string, sliceKey: string): Promise<SliceReport | null>;
   /** The live records sharing a notificationId, as `get` answers them, newest first. */
   findByNotificationId(appId: string, notificationId: string): Promise<PushDoc[]>;
   /** Every live record of an app, as `get` answers them, newest first, read a page at a time. */

@@ -1,8 +1,8 @@
 import type { types } from 'cassandra-driver';
 import type { Clock } from '../../core/clock.ts';
 import { DuplicateValueError } from '../../core/errors.ts';
-import type { PushDoc, PushStore, SliceResult } from '../../core/ports/push-store.ts';
-import { parsePushCounts, withTotals, type SliceRow } from '../push-record-totals.ts';
+import type { PushDoc, PushStore, SliceReport, SliceResult } from '../../core/ports/push-store.ts';
+import { encodeSliceReport, parsePushCounts, parseSliceReport, withTotals, type SliceRow } from '../push-record-totals.ts';
 import type { CqlSession } from './cassandra-client.ts';
 import { pagedRows } from './paged-rows.ts';
 
@@ -88,7 +88,16 @@ export class CassandraPushStore implements PushStore {
   }
 
   async recordSlice(appId: string, pushId: string, result: SliceResult): Promise<void> {
-    await this.#session.execute(this.#cql.upsertResult, [appId, pushId, result.sliceKey, JSON.stringify(result.counts), result.final, this.#ttlSeconds]);
+    await this.#session.execute(this.#cql.upsertResult, [appId, pushId, result.sliceKey, encodeSliceReport(result), result.final, this.#ttlSeconds]);
+  }
+
+  getRecord(appId: string, objectId: string): Promise<PushDoc | null> {
+    return this.#readRecord(appId, objectId);
+  }
+
+  async getSlice(appId: string, pushId: string, sliceKey: string): Promise<SliceReport | null> {
+    const row = (await this.#session.execute(this.#cql.selectResult, [appId, pushId, sliceKey])).first() as types.Row | null;
+    return row === null ? null : parseSliceReport(String(row.get('counts')), row.get('final') === true);
   }
 
   async findByNotificationId(appId: string, notificationId: string): Promise<PushDoc[]> {
@@ -189,6 +198,7 @@ function statements(keyspace: string) {
     deleteRecord: `DELETE FROM ${records} WHERE app_id = ? AND object_id = ? IF EXISTS`,
     upsertResult: `INSERT INTO ${results} (app_id, push_id, slice_key, counts, final) VALUES (?, ?, ?, ?, ?) USING TTL ?`,
     selectResults: `SELECT counts, final FROM ${results} WHERE app_id = ? AND push_id = ?`,
+    selectResult: `SELECT counts, final FROM ${results} WHERE app_id = ? AND push_id = ? AND slice_key = ?`,
     deleteResults: `DELETE FROM ${results} WHERE app_id = ? AND push_id = ?`,
     insertDay: `INSERT INTO ${byDay} (app_id, day, created_at, object_id) VALUES (?, ?, ?, ?) USING TTL ?`,
     selectDay: `SELECT object_id FROM ${byDay} WHERE app_id = ? AND day = ?`,

@@ -1,8 +1,8 @@
 import type { StatementSync } from 'node:sqlite';
 import type { Clock } from '../../core/clock.ts';
 import { DuplicateValueError } from '../../core/errors.ts';
-import type { PushDoc, PushStore, SliceResult } from '../../core/ports/push-store.ts';
-import { parsePushCounts, withTotals, type SliceRow } from '../push-record-totals.ts';
+import type { PushDoc, PushStore, SliceReport, SliceResult } from '../../core/ports/push-store.ts';
+import { encodeSliceReport, parsePushCounts, parseSliceReport, withTotals, type SliceRow } from '../push-record-totals.ts';
 import type { SqliteSession } from './sqlite-session.ts';
 
 /** Records per page of `scan`. */
@@ -64,7 +64,21 @@ export class SqlitePushStore implements PushStore {
 
   recordSlice(appId: string, pushId: string, result: SliceResult): Promise<void> {
     return this.#session.run(() => {
-      this.#sql.upsertResult.run(appId, pushId, result.sliceKey, JSON.stringify(result.counts), result.final ? 1 : 0, this.#clock.now());
+      this.#sql.upsertResult.run(appId, pushId, result.sliceKey, encodeSliceReport(result), result.final ? 1 : 0, this.#clock.now());
+    });
+  }
+
+  getRecord(appId: string, objectId: string): Promise<PushDoc | null> {
+    return this.#session.run(() => {
+      const row = this.#sql.selectRecord.get(appId, objectId);
+      return row === undefined ? null : parseDoc(row.doc);
+    });
+  }
+
+  getSlice(appId: string, pushId: string, sliceKey: string): Promise<SliceReport | null> {
+    return this.#session.run(() => {
+      const row = this.#sql.selectResult.get(appId, pushId, sliceKey);
+      return row === undefined ? null : parseSliceReport(String(row.counts), row.final === 1);
     });
   }
 
@@ -140,6 +154,7 @@ function prepareStatements(session: SqliteSession) {
        ON CONFLICT (app_id, push_id, slice_key) DO UPDATE SET counts = excluded.counts, final = excluded.final, written_ms = excluded.written_ms`,
     ),
     selectResults: prepare('SELECT counts, final FROM push_results WHERE app_id = ? AND push_id = ?'),
+    selectResult: prepare('SELECT counts, final FROM push_results WHERE app_id = ? AND push_id = ? AND slice_key = ?'),
     deleteResults: prepare('DELETE FROM push_results WHERE app_id = ? AND push_id = ?'),
     purgeResultsOfOld: prepare(
       `DELETE FROM push_results WHERE (app_id, push_id) IN (SELECT app_id, object_id FROM push_records WHERE created_ms < ?)`,
