@@ -48,11 +48,21 @@ function readDeviceIds(value: unknown, deviceType: Platform): string[] {
   return [...ids];
 }
 
+/** Whether a value is an APNs device token as pushes accept it: 64 to 200 hex digits, either case. */
+export function isIosDeviceToken(value: unknown): value is string {
+  return typeof value === 'string' && deviceTokenPattern.test(value);
+}
+
+/** Whether a value is an Android installationId as pushes accept it: 1 to 128 characters, no spaces or control characters. */
+export function isAndroidInstallationId(value: unknown): value is string {
+  return typeof value === 'string' && value.length > 0 && value.length <= maxInstallationIdLength && !/[\p{Cc}\s]/u.test(value);
+}
+
 function checkDeviceId(id: string, deviceType: Platform): void {
   const shown = JSON.stringify(id.slice(0, 40));
   if (deviceType === 'ios') {
-    if (!deviceTokenPattern.test(id)) fail(ErrorCode.invalidDeviceToken, `invalid device token ${shown} in device_ids: iOS device tokens are 64 to 200 hex digits`);
-  } else if (id.length === 0 || id.length > maxInstallationIdLength || /[\p{Cc}\s]/u.test(id)) {
+    if (!isIosDeviceToken(id)) fail(ErrorCode.invalidDeviceToken, `invalid device token ${shown} in device_ids: iOS device tokens are 64 to 200 hex digits`);
+  } else if (!isAndroidInstallationId(id)) {
     fail(ErrorCode.invalidDeviceToken, `invalid installationId ${shown} in device_ids`);
   }
 }
