@@ -11,6 +11,7 @@ import { errorHandler, notFoundHandler } from './middleware/error-handler.ts';
 import { jsonBody } from './middleware/json-body.ts';
 import { requestMetrics } from './middleware/request-metrics.ts';
 import { operationsRoutes, type HealthChecks } from './routes/health-routes.ts';
+import { installationRoutes } from './routes/installation-routes.ts';
 import { pageRoutes } from './routes/page-routes.ts';
 import { userRoutes } from './routes/user-routes.ts';
 
@@ -47,6 +48,7 @@ export function createHttpApp(deps: HttpAppDeps): Express {
     ...jsonBody(deps.bodyLimitBytes),
     authenticate(deps.apps),
     userRoutes(deps.accounts),
+    installationRoutes(deps.accounts),
   );
   app.use(notFoundHandler);
   app.use(errorHandler(deps.logger));

@@ -1,0 +1,35 @@
+import { Router, type Request } from 'express';
+import { deleteInstallation } from '../../devices/installation-deletion.ts';
+import type { DeviceDeps } from '../../devices/device-deps.ts';
+import { queryInstallations } from '../../devices/installation-query.ts';
+import { getInstallation } from '../../devices/installation-reads.ts';
+import { installationNotFound } from '../../devices/installation-records.ts';
+import { updateInstallation } from '../../devices/installation-updates.ts';
+import { saveInstallation } from '../../devices/save-installation.ts';
+import { parseQuery } from '../../query/parse-query.ts';
+import { callerOf } from '../middleware/authenticate.ts';
+import { sendResult } from './send-result.ts';
+
+const objectIdPattern = /^[A-Za-z0-9]{1,64}$/;
+
+/** Ids that cannot be object ids answer as unknown installations (101). */
+function installationIdOf(req: Request): string {
+  const id = String(req.params.objectId);
+  if (!objectIdPattern.test(id)) installationNotFound();
+  return id;
+}
+
+/** The installation endpoints of SPEC.md and SPEC-NOTES.md under /1.1. */
+export function installationRoutes(deps: DeviceDeps): Router {
+  const router = Router();
+  router.post('/installations', async (req, res) => sendResult(res, await saveInstallation(deps, callerOf(res), req.body)));
+  router.get('/installations', async (req, res) => sendResult(res, await queryInstallations(deps, callerOf(res), parseQuery(req.query))));
+  router.get('/installations/:objectId', async (req, res) => sendResult(res, await getInstallation(deps, callerOf(res), installationIdOf(req))));
+  router.put('/installations/:objectId', async (req, res) =>
+    sendResult(res, await updateInstallation(deps, callerOf(res), installationIdOf(req), req.body)),
+  );
+  router.delete('/installations/:objectId', async (req, res) =>
+    sendResult(res, await deleteInstallation(deps, callerOf(res), installationIdOf(req))),
+  );
+  return router;
+}

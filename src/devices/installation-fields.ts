@@ -1,0 +1,33 @@
+/** Names of the fields the service knows on `_Installation` objects (SPEC.md, SPEC-NOTES.md). */
+export const InstallationField = {
+  deviceType: 'deviceType',
+  deviceToken: 'deviceToken',
+  installationId: 'installationId',
+  channels: 'channels',
+  registrationId: 'registrationId',
+  vendor: 'vendor',
+  apnsTopic: 'apnsTopic',
+  apnsTeamId: 'apnsTeamId',
+  deviceProfile: 'deviceProfile',
+  badge: 'badge',
+  timeZone: 'timeZone',
+  acl: 'ACL',
+} as const;
+
+export const installationClass = '_Installation';
+
+export type DeviceType = 'ios' | 'android';
+
+export const deviceTypes: readonly DeviceType[] = ['ios', 'android'];
+
+/** The field that identifies a device of each type within an app: re-saving with it updates the installation. */
+export const identityField = { ios: 'deviceToken', android: 'installationId' } as const satisfies Record<DeviceType, 'deviceToken' | 'installationId'>;
+
+/** Set by the service; a body that carries them (SDKs echo them back) has them ignored. */
+export const serviceFields: ReadonlySet<string> = new Set(['objectId', 'createdAt', 'updatedAt']);
+
+/** Most channels one installation may subscribe to: each is a copy of the installation in the store. */
+export const maxChannelsPerInstallation = 256;
+
+/** Largest stored installation, as JSON characters: every channel and device-type index holds a copy. */
+export const maxInstallationChars = 64 * 1024;
