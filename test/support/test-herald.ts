@@ -61,6 +61,8 @@ export interface TestHeraldOptions {
   internalPort?: number;
   /** The clock, to share one between nodes; default a new manual clock. */
   clock?: ManualClock;
+  /** The store, e.g. Cassandra in a keyspace of the test's own; default SQLite in the data directory. */
+  store?: RawConfig['store'];
 }
 
 /** Shared coordination on the local Redis under a fresh key prefix, as several nodes of one deployment use it. */
@@ -91,6 +93,7 @@ export async function startTestHerald(options: TestHeraldOptions = {}): Promise<
     apps: [app, ...(options.extraApps ?? [])],
     ...(coordination === 'memory' ? {} : { coordination: { kind: 'redis', url: coordination.redisUrl, keyPrefix: coordination.keyPrefix } }),
     ...(options.internalPort === undefined ? {} : { internalPort: options.internalPort }),
+    ...(options.store === undefined ? {} : { store: options.store }),
   });
   const clock = options.clock ?? new ManualClock();
   const herald = await startHerald(
