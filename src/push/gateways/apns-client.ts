@@ -13,8 +13,6 @@ import { transportOutcome } from './transport-failure.ts';
 /** Reasons after which a fresh provider token may succeed where the old one failed. */
 const tokenRejections = new Set(['ExpiredProviderToken', 'InvalidProviderToken']);
 
-const priorityHeader = { 5: '5', 10: '10' } as const;
-
 /**
  * Sends notifications to APNs (`POST /3/device/<token>`) over pooled HTTP/2
  * sessions, with token or certificate auth, and classifies every answer.
@@ -112,7 +110,7 @@ function headersOf(delivery: ApnsDelivery, authorization: string | undefined): O
     'apns-push-type': delivery.pushType,
   };
   if (authorization !== undefined) headers.authorization = authorization;
-  if (delivery.priority !== undefined) headers['apns-priority'] = priorityHeader[delivery.priority];
+  if (delivery.priority !== undefined) headers['apns-priority'] = String(delivery.priority);
   if (delivery.expiration !== undefined) headers['apns-expiration'] = String(delivery.expiration);
   if (delivery.collapseId !== undefined) headers['apns-collapse-id'] = delivery.collapseId;
   return headers;

@@ -1,4 +1,3 @@
-import http2Wrapper from 'http2-wrapper';
 import { isIP } from 'node:net';
 import type { ClientHttp2Session, OutgoingHttpHeaders, SecureClientSessionOptions } from 'node:http2';
 import { performance } from 'node:perf_hooks';
@@ -8,6 +7,7 @@ import { connectFailure } from './transport-failure.ts';
 import type { GatewayName } from './delivery.ts';
 import type { GatewayMetrics } from './gateway-metrics.ts';
 import { Http2Exchange, type ExchangeOwner } from './http2-exchange.ts';
+import { PoolAgent, PooledSession, type PooledSessionEvents, type PooledSessionSettings } from './pooled-session.ts';
 
 /** TLS material of a pool. Verification of the gateway's certificate is always on. */
 export interface Http2PoolTls {
@@ -33,24 +33,6 @@ export interface Http2PoolOptions {
   logger?: Logger;
 }
 
-/** Symbols http2-wrapper's Agent keeps its accounting under (exported as statics, missing from its types). */
-const agentSymbols = http2Wrapper.Agent as unknown as { kCurrentStreamCount: symbol; kGracefullyClosing: symbol };
-const kStreams = agentSymbols.kCurrentStreamCount;
-const kClosing = agentSymbols.kGracefullyClosing;
-
-type AgentSession = ClientHttp2Session & { [key: symbol]: unknown };
-
-/**
- * One pool per gateway client: every session has the same origin and TLS
- * options, so the Agent's per-request key (normally built from ~40 option
- * values, CA and certificate text included) is a constant.
- */
-class PoolAgent extends http2Wrapper.Agent {
-  override normalizeOptions(): string {
-    return '';
-  }
-}
-
 const closedFailure = { reason: 'ClientClosed', retryable: true } as const;
 const timeoutFailure = { reason: 'Timeout', retryable: true } as const;
 
@@ -66,15 +48,16 @@ const timeoutFailure = { reason: 'Timeout', retryable: true } as const;
  * `session.request` (which keeps its stream counts); only when none is free
  * do they take the Agent's queueing `request()`.
  */
-export class Http2Pool implements ExchangeOwner {
+export class Http2Pool implements ExchangeOwner, PooledSessionEvents {
   readonly #options: Http2PoolOptions;
   readonly #origin: URL;
   readonly #sessionOptions: SecureClientSessionOptions;
   readonly #agent: PoolAgent;
+  readonly #sessionSettings: PooledSessionSettings;
   /** Sessions that may take new streams. */
-  readonly #usable: AgentSession[] = [];
+  readonly #usable: PooledSession[] = [];
   /** Every session the pool saw open, until it closes. */
-  readonly #open = new Set<AgentSession>();
+  readonly #open = new Set<PooledSession>();
   /** In start order, which is deadline order: the sweep stops at the first that is not due. */
   readonly #inFlight = new Set<Http2Exchange>();
   readonly #sweeper: NodeJS.Timeout;
@@ -90,7 +73,14 @@ export class Http2Pool implements ExchangeOwner {
     // No SNI for an IP address (RFC 6066); the certificate is still checked against the IP.
     this.#sessionOptions = isIP(this.#origin.hostname.replace(/^\[|\]$/g, '')) ? { secureContext, servername: '' } : { secureContext };
     this.#agent = new PoolAgent({ maxSessions: options.sessions, maxEmptySessions: options.sessions });
-    this.#agent.on('session', (session: AgentSession) => this.#adopt(session));
+    this.#sessionSettings = {
+      gateway: options.gateway,
+      origin: this.#origin.origin,
+      pingIntervalMs: options.pingIntervalMs,
+      closeGraceMs: options.requestTimeoutMs + 5000,
+      logger: options.logger,
+    };
+    this.#agent.on('session', (session: ClientHttp2Session) => this.#adopt(session));
     const sweepEvery = Math.max(5, Math.min(1000, Math.floor(options.requestTimeoutMs / 8)));
     this.#sweeper = setInterval(() => this.#sweep(), sweepEvery).unref();
     this.#untrack = options.metrics.trackStreams(options.gateway, () => this.#inFlight.size);
@@ -115,15 +105,15 @@ export class Http2Pool implements ExchangeOwner {
       return exchange.promise;
     }
     this.#inFlight.add(exchange);
-    const session = this.#freeSession();
-    if (session === undefined) {
+    const pooled = this.#freeSession();
+    if (pooled === undefined) {
       this.#agent.request(this.#origin, this.#sessionOptions, headers).then(
         (stream) => exchange.attach(stream),
         (error: unknown) => exchange.fail(connectFailure(error)),
       );
     } else {
       try {
-        exchange.attach(session.request(headers));
+        exchange.attach(pooled.session.request(headers));
       } catch (error) {
         exchange.fail(connectFailure(error));
       }
@@ -153,66 +143,44 @@ export class Http2Pool implements ExchangeOwner {
     if (this.#inFlight.size > 0) await new Promise<void>((resolve) => (this.#drained = resolve));
     clearInterval(this.#sweeper);
     this.#untrack();
-    await Promise.all([...this.#open].map((session) => closeSession(session)));
+    // Nothing is in flight: a second is plenty for the GOAWAY exchange.
+    await Promise.all([...this.#open].map((session) => session.end(1000)));
     this.#agent.destroy();
   }
 
   /** The free usable session with the fewest streams, spreading load over the sessions the Agent opened. */
-  #freeSession(): AgentSession | undefined {
-    let best: AgentSession | undefined;
+  #freeSession(): PooledSession | undefined {
+    let best: PooledSession | undefined;
     let bestStreams = Infinity;
-    for (const session of this.#usable) {
-      const streams = session[kStreams] as number;
-      if (streams < bestStreams && streams < (session.remoteSettings.maxConcurrentStreams ?? 100) && !session.destroyed && !session.closed) {
-        best = session;
+    for (const pooled of this.#usable) {
+      const streams = pooled.streams;
+      if (streams < bestStreams && pooled.free) {
+        best = pooled;
         bestStreams = streams;
       }
     }
     return best;
   }
 
-  #adopt(session: AgentSession): void {
-    const { gateway, metrics, logger, pingIntervalMs } = this.#options;
-    this.#open.add(session);
-    this.#usable.push(session);
-    metrics.sessionOpened(gateway);
-    logger?.debug({ gateway, origin: this.#origin.origin, sessions: this.#open.size }, 'gateway session opened');
-
-    let pingOutstanding = false;
-    const ping = setInterval(() => {
-      if (session.destroyed || session.closed) return;
-      // A whole interval without the previous PING's ack: the connection is
-      // dead (half-open sockets never error); destroying it fails its streams
-      // as ConnectionLost so they are retried elsewhere.
-      if (pingOutstanding) {
-        logger?.warn({ gateway, origin: this.#origin.origin }, 'gateway session did not answer a ping; dropping it');
-        session.destroy();
-        return;
-      }
-      pingOutstanding = session.ping(() => (pingOutstanding = false));
-    }, pingIntervalMs).unref();
-
-    session.on('goaway', (code: number, lastStreamId: number) => {
-      logger?.info({ gateway, origin: this.#origin.origin, code, lastStreamId }, 'gateway sent GOAWAY; replacing the session');
-      this.#retire(session);
-      // Streams at or below lastStreamId still get their answers; close() ends the session after them.
-      if (!session.closed && !session.destroyed) session.close();
-    });
-    session.on('error', (error: Error) => logger?.debug({ gateway, err: error.message }, 'gateway session error'));
-    session.once('close', () => {
-      clearInterval(ping);
-      this.#retire(session);
-      this.#open.delete(session);
-      metrics.sessionClosed(gateway);
-      logger?.debug({ gateway, origin: this.#origin.origin, sessions: this.#open.size }, 'gateway session closed');
-    });
+  #adopt(session: ClientHttp2Session): void {
+    const pooled = new PooledSession(session, this.#sessionSettings, this);
+    this.#open.add(pooled);
+    this.#usable.push(pooled);
+    this.#options.metrics.sessionOpened(this.#options.gateway);
+    this.#options.logger?.debug({ gateway: this.#options.gateway, origin: this.#origin.origin, sessions: this.#open.size }, 'gateway session opened');
   }
 
-  /** Takes a session out of use: neither the pool nor the Agent gives it new streams. */
-  #retire(session: AgentSession): void {
-    session[kClosing] = true;
-    const index = this.#usable.indexOf(session);
+  /** @internal PooledSessionEvents */
+  retired(pooled: PooledSession): void {
+    const index = this.#usable.indexOf(pooled);
     if (index !== -1) this.#usable.splice(index, 1);
+  }
+
+  /** @internal PooledSessionEvents */
+  closed(pooled: PooledSession): void {
+    if (!this.#open.delete(pooled)) return;
+    this.#options.metrics.sessionClosed(this.#options.gateway);
+    this.#options.logger?.debug({ gateway: this.#options.gateway, origin: this.#origin.origin, sessions: this.#open.size }, 'gateway session closed');
   }
 
   #sweep(): void {
@@ -231,12 +199,4 @@ function parseOrigin(origin: string): URL {
     throw new RangeError(`gateway endpoint must be https://host[:port], got ${origin}`);
   }
   return new URL(url.origin);
-}
-
-function closeSession(session: ClientHttp2Session): Promise<void> {
-  if (session.destroyed) return Promise.resolve();
-  return new Promise((resolve) => {
-    session.once('close', () => resolve());
-    if (!session.closed) session.close();
-  });
 }

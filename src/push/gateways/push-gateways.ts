@@ -12,7 +12,7 @@ export interface PushGatewaysOptions {
   credentials: PushCredentials;
   settings: Pick<PushGatewaysConfig, 'sessionsPerOrigin' | 'requestTimeoutMs' | 'pingIntervalMs' | 'tokenRefreshMinutes'>;
   metrics?: GatewayMetrics;
-  /** Gets `{app, gateway}` bindings per client; clients log session events only. */
+  /** Gets `{app, environment, profile}` bindings per client (the clients add `gateway`); clients log session events only. */
   logger?: Logger;
   clock?: Clock;
 }
@@ -89,7 +89,7 @@ export class PushGateways {
           pingIntervalMs: settings.pingIntervalMs,
           clock: this.#clock,
           metrics: this.#metrics,
-          logger: logger?.child({ app: appId, gateway: 'fcm' }),
+          logger: logger?.child({ app: appId }),
         }),
       );
     }
@@ -158,7 +158,7 @@ export class PushGateways {
         tokenRefreshMs: settings.tokenRefreshMinutes * 60_000,
         clock: this.#clock,
         metrics: this.#metrics,
-        logger: logger?.child(profile === undefined ? { app: appId, gateway: 'apns', environment } : { app: appId, gateway: 'apns', environment, profile }),
+        logger: logger?.child(profile === undefined ? { app: appId, environment } : { app: appId, environment, profile }),
       }),
     );
   }

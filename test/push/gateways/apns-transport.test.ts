@@ -63,6 +63,14 @@ describe('APNs sessions and streams', () => {
     expect(apns.sessions).toBe(fake.stats.openSessions);
   });
 
+  it('keeps a lone session open across quiet moments', async () => {
+    fake = await startFakeApns(pki);
+    const apns = client(fake.origin, { sessions: 1 });
+    for (let n = 0; n < 20; n++) expect(await apns.send(alertTo(pki, n))).toEqual({ kind: 'delivered' });
+    expect(fake.stats.connections).toBe(1);
+    expect(fake.stats.openSessions).toBe(1);
+  });
+
   it('never opens more streams on a session than the gateway allows', async () => {
     fake = await startFakeApns(pki, { maxConcurrentStreams: 5, defaultAnswer: { status: 200, delayMs: 2 } });
     const apns = client(fake.origin, { sessions: 2 });
@@ -109,6 +117,30 @@ describe('APNs sessions and streams', () => {
     expect(fake.stats.sessions).toBeGreaterThan(sessionsBefore);
     const lateSessions = new Set(fake.log.deliveries.slice(-100).map((request) => request.sessionId));
     expect([...lateSessions].every((id) => id > sessionsBefore)).toBe(true);
+  });
+
+  it('moves to a new session when the gateway sends GOAWAY but keeps the connection open', async () => {
+    fake = await startFakeApns(pki);
+    const apns = client(fake.origin, { sessions: 1 });
+    await apns.send(alertTo(pki, 1));
+    fake.goaway({ keepConnection: true });
+
+    const retry = { ...immediateRetries(), policy: { maxAttempts: 100, baseDelayMs: 20, maxDelayMs: 20, maxRetryAfterMs: 0 } };
+    expect(await deliverWithRetry(apns, alertTo(pki, 2), retry)).toEqual({ kind: 'delivered' });
+    expect(fake.stats.sessions).toBe(2);
+    expect(fake.log.countOf(deviceToken(2))).toBe(1);
+  });
+
+  it('closes even when its GOAWAY crosses the gateway\'s and the gateway keeps the connection open', async () => {
+    fake = await startFakeApns(pki);
+    const metrics = new RecordingMetrics();
+    const apns = client(fake.origin, { metrics });
+    await apns.send(alertTo(pki, 1));
+    fake.goaway({ keepConnection: true });
+    await apns.close();
+
+    expect(metrics.sessionsOpen).toBe(0);
+    expect(apns.sessions).toBe(0);
   });
 
   it('retries 500 and 503 answers and delivers once', async () => {

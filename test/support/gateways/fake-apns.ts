@@ -179,13 +179,16 @@ export class FakeApns {
   /**
    * Sends GOAWAY (NO_ERROR, the last stream id processed) on every session
    * and closes each once its streams are answered, as APNs does when it
-   * takes a connection down; later streams are refused.
+   * takes a connection down; later streams are refused. `keepConnection`
+   * leaves the connections open after the GOAWAY, as a misbehaving server might.
    */
-  goaway(): void {
+  goaway(options: { keepConnection?: boolean } = {}): void {
     for (const [session, state] of this.#sessions) {
       if (session.closed || session.destroyed) continue;
       state.goawayAfter = state.lastStreamId;
       session.goaway(constants.NGHTTP2_NO_ERROR, state.lastStreamId);
+      // Then the connection goes, once its remaining streams are answered.
+      if (options.keepConnection !== true) session.close();
     }
   }
 

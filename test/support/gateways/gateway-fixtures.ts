@@ -60,3 +60,9 @@ export function fcmAccount(pki: TestPki, fake: FakeFcm): FcmServiceAccount {
 export function fcmMessage(token: string, message: Record<string, unknown> = {}): Buffer {
   return Buffer.from(JSON.stringify({ message: { token, ...message } }));
 }
+
+/** `value`, or a failed test when it is null (a registry answered no client). */
+export function present<T>(value: T | null | undefined): T {
+  if (value === null || value === undefined) throw new Error('expected a value, got none');
+  return value;
+}
