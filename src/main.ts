@@ -7,8 +7,8 @@ import { openBus } from './runtime/open-bus.ts';
 import { migrateStore } from './runtime/open-store.ts';
 import { startHerald } from './start-herald.ts';
 
-const usage = `Usage: node src/main.ts [--role ${roleNames.join('|')}]     run the service
-       node src/main.ts migrate                      bring the store's schema to this version, create the bus topics, then exit
+const usage = `Usage: node src/main.ts [--role <role>[,<role>…]]   run the service; roles: ${roleNames.join(', ')}
+       node src/main.ts migrate                     bring the store's schema to this version, create the bus topics, then exit
 
 Configuration comes from the file named by HERALD_CONFIG (JSON or YAML) and
 from these environment variables:

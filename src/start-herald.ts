@@ -1,7 +1,10 @@
-import type { HeraldConfig } from './config/schema.ts';
+import { rolesOf, type HeraldConfig } from './config/schema.ts';
 import type { Clock } from './core/clock.ts';
 import type { Logger } from './core/logger.ts';
 import { ApiRole } from './roles/api-role.ts';
+import { FanOutRole } from './roles/fanout-role.ts';
+import { SchedulerRole } from './roles/scheduler-role.ts';
+import { SenderRole } from './roles/sender-role.ts';
 import { createRuntime, type Runtime } from './runtime/create-runtime.ts';
 import { OperationsServer } from './runtime/operations-server.ts';
 
@@ -9,6 +12,8 @@ export interface RunningHerald {
   runtime: Runtime;
   /** Port of the api role, when it runs. */
   port: number | undefined;
+  /** The roles running, in start order. */
+  roles: readonly { readonly name?: string; close(): Promise<void> }[];
   /** The internal port (metrics, health), when configured. */
   internalPort: number | undefined;
   /** Closes the roles in reverse start order, then the adapters; idempotent. */
@@ -27,12 +32,19 @@ export async function startHerald(config: HeraldConfig, options: { logger: Logge
       internalPort = await operations.start(config.internalPort, config.internalHost ?? config.host);
       roles.push(operations);
     }
-    // `all` is every role on the embedded default; the push roles join it as they arrive.
-    if (config.role === 'api' || config.role === 'all') {
-      const api = new ApiRole(runtime);
-      port = await api.start();
-      roles.push(api);
+    // Consumers first, so that what the API accepts is taken at once; the scheduler last.
+    for (const name of rolesOf(config.role)) {
+      if (name === 'api') {
+        const api = new ApiRole(runtime);
+        port = await api.start();
+        roles.push(api);
+        continue;
+      }
+      const role = name === 'sender' ? new SenderRole(runtime) : name === 'fanout' ? new FanOutRole(runtime) : new SchedulerRole(runtime);
+      await role.start();
+      roles.push(role);
     }
+    options.logger.info({ roles: rolesOf(config.role) }, 'roles started');
   } catch (error) {
     for (const role of [...roles].reverse()) await role.close();
     await runtime.close();
@@ -46,5 +58,5 @@ export async function startHerald(config: HeraldConfig, options: { logger: Logge
     })();
     return closing;
   };
-  return { runtime, port, internalPort, close };
+  return { runtime, port, internalPort, roles, close };
 }

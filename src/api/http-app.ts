@@ -4,6 +4,7 @@ import { pinoHttp } from 'pino-http';
 import type { AccountDeps } from '../accounts/account-deps.ts';
 import type { Logger } from '../core/logger.ts';
 import type { Metrics } from '../core/metrics.ts';
+import type { PushDeps } from '../push/push-deps.ts';
 import type { AppRegistry } from './app-registry.ts';
 import { maskLinkTokens } from './mask-link-tokens.ts';
 import { authenticate } from './middleware/authenticate.ts';
@@ -12,11 +13,13 @@ import { jsonBody } from './middleware/json-body.ts';
 import { requestMetrics } from './middleware/request-metrics.ts';
 import { operationsRoutes, type HealthChecks } from './routes/health-routes.ts';
 import { installationRoutes } from './routes/installation-routes.ts';
+import { pushRoutes } from './routes/push-routes.ts';
 import { pageRoutes } from './routes/page-routes.ts';
 import { userRoutes } from './routes/user-routes.ts';
 
 export interface HttpAppDeps {
   accounts: AccountDeps;
+  push: PushDeps;
   apps: AppRegistry;
   logger: Logger;
   bodyLimitBytes: number;
@@ -49,6 +52,7 @@ export function createHttpApp(deps: HttpAppDeps): Express {
     authenticate(deps.apps),
     userRoutes(deps.accounts),
     installationRoutes(deps.accounts),
+    pushRoutes(deps.push),
   );
   app.use(notFoundHandler);
   app.use(errorHandler(deps.logger));

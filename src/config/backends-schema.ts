@@ -57,6 +57,11 @@ export const busSchema = z.preprocess(
       kind: z.enum(['memory', 'kafka']).default('memory'),
       brokers: z.array(hostPort).min(1).optional().describe('Kafka bootstrap brokers, host:port'),
       clientId: z.string().min(1).default('herald'),
+      topicPrefix: z
+        .string()
+        .regex(/^[A-Za-z0-9._-]{0,64}$/, 'letters, digits, ., _ and -')
+        .default('')
+        .describe('put before every topic name and consumer group, so that several Herald deployments can share a Kafka cluster'),
       topics: z
         .object({
           pushRequests: z.number().int().min(1).max(1024).default(6).describe('partitions of push.requests'),

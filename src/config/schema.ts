@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { busSchema, coordinationSchema, storeSchema } from './backends-schema.ts';
+import { appPushSchema } from './push-gateways-schema.ts';
+import { pushEngineSchema } from './push-schema.ts';
 
 /** Rules for queries and deletes on a built-in class by ordinary-key callers. */
 function classPermissionsSchema(defaults: { find: boolean; delete: boolean }) {
@@ -107,17 +109,36 @@ export const appSchema = z
     settings: appSettingsSchema.default(appSettingsSchema.parse({})),
     mail: mailSchema.default(mailSchema.parse({})),
     sms: smsSchema.default({}),
+    push: appPushSchema.default({}).describe('APNs and FCM credentials of the app'),
   })
   .strict()
   .refine((app) => app.key !== app.masterKey, { message: 'the master key must differ from the app key', path: ['masterKey'] });
 
 export const defaultDataDir = './data';
 
-export const roleNames = ['api', 'all'] as const;
+/** The roles a process can run; `all` is every one of them. */
+export const roleNames = ['api', 'fanout', 'sender', 'scheduler', 'all'] as const;
+
+export type RoleName = Exclude<(typeof roleNames)[number], 'all'>;
+
+/** Start order: the consumers before the API that feeds them, the scheduler last. */
+export const roleOrder: readonly RoleName[] = ['sender', 'fanout', 'api', 'scheduler'];
+
+const roleListPattern = new RegExp(`^(${roleNames.join('|')})(,(${roleNames.join('|')}))*$`);
+
+/** The roles named by a `role` setting such as `api,sender`, in start order. */
+export function rolesOf(role: string): RoleName[] {
+  const named = new Set(role.split(','));
+  return roleOrder.filter((name) => named.has('all') || named.has(name));
+}
 
 export const configSchema = z
   .object({
-    role: z.enum(roleNames).default('all'),
+    role: z
+      .string()
+      .regex(roleListPattern, `one or more of ${roleNames.join(', ')}, comma-separated`)
+      .default('all')
+      .describe('roles this process runs'),
     port: z.number().int().min(0).max(65535).default(3000),
     host: z.string().min(1).default('0.0.0.0'),
     internalPort: z
@@ -135,6 +156,7 @@ export const configSchema = z
     store: storeSchema,
     coordination: coordinationSchema,
     bus: busSchema,
+    push: pushEngineSchema.default(pushEngineSchema.parse({})),
     apps: z.array(appSchema).default([]),
   })
   .strict()
@@ -168,7 +190,7 @@ export interface HeraldConfig extends Omit<z.output<typeof configSchema>, 'publi
 export const envVariables = {
   PORT: { path: ['port'], type: 'int', help: 'HTTP port' },
   HOST: { path: ['host'], type: 'string', help: 'address to listen on' },
-  HERALD_ROLE: { path: ['role'], type: 'string', help: `role to run: ${roleNames.join(', ')}` },
+  HERALD_ROLE: { path: ['role'], type: 'string', help: `roles to run, comma-separated: ${roleNames.join(', ')}` },
   HERALD_INTERNAL_PORT: { path: ['internalPort'], type: 'int', help: 'serve /metrics, /healthz and /readyz on this port only (not on PORT)' },
   HERALD_INTERNAL_HOST: { path: ['internalHost'], type: 'string', help: 'address of the internal port (default: HOST)' },
   HERALD_PUBLIC_URL: { path: ['publicUrl'], type: 'string', help: 'base URL of links sent in email' },

@@ -15,9 +15,10 @@ export class ApiRole {
 
   /** Listens; answers the bound port (useful with port 0). */
   async start(): Promise<number> {
-    const { config, logger, accounts, apps, metrics } = this.runtime;
+    const { config, logger, accounts, push, apps, metrics } = this.runtime;
     const app = createHttpApp({
       accounts,
+      push,
       apps,
       logger: logger.child({ role: 'api' }),
       bodyLimitBytes: config.bodyLimitBytes,

@@ -3,6 +3,8 @@ import type { AccountDeps, AppRuntime } from '../accounts/account-deps.ts';
 import { DefaultPlatformTokenChecks } from '../accounts/auth-data/token-checks/platform-token-checks.ts';
 import { userClassDescriptor } from '../accounts/user-class.ts';
 import { AppRegistry } from '../api/app-registry.ts';
+import { pushTopics, type PushTopics } from '../bus/topics.ts';
+import type { PushDeps } from '../push/push-deps.ts';
 import type { HealthChecks } from '../api/routes/health-routes.ts';
 import type { HeraldConfig } from '../config/schema.ts';
 import { BackgroundTasks } from '../core/background-tasks.ts';
@@ -22,12 +24,16 @@ import { openStore } from './open-store.ts';
 export interface Runtime {
   config: HeraldConfig;
   logger: Logger;
+  clock: Clock;
   store: Store;
   coord: Coordination;
-  /** Push jobs travel on it (the push engine builds on it); the API only checks it answers for now. */
+  /** Push requests and tasks travel on it. */
   bus: Bus;
+  topics: PushTopics;
   apps: AppRegistry;
   accounts: AccountDeps;
+  /** What the API's push endpoints need. */
+  push: PushDeps;
   metrics: Metrics;
   /** What `/readyz` asks: every backend this process uses. */
   health: HealthChecks;
@@ -49,7 +55,14 @@ export interface RuntimeOptions {
 export async function createRuntime(config: HeraldConfig, options: RuntimeOptions): Promise<Runtime> {
   const { logger } = options;
   const clock = options.clock ?? systemClock;
-  const store = await openStore(config.store, { dataDir: config.dataDir, classes: { _User: userClassDescriptor }, clock, logger });
+  const store = await openStore(config.store, {
+    dataDir: config.dataDir,
+    classes: { _User: userClassDescriptor },
+    clock,
+    logger,
+    installationShards: config.push.installationShards,
+    pushRetentionMs: config.push.retentionDays * 24 * 60 * 60 * 1000,
+  });
   let coord: Coordination | undefined;
   let bus: Bus;
   try {
@@ -70,6 +83,10 @@ export async function createRuntime(config: HeraldConfig, options: RuntimeOption
   const metrics = new Metrics();
   const accounts: AccountDeps = { store, coord, clock, logger, publicUrl: config.publicUrl, background, metrics: metrics.accounts, platformTokens: new DefaultPlatformTokenChecks(clock) };
 
+  const apps = new AppRegistry(appRuntimes);
+  const topics = pushTopics(config.bus);
+  const push: PushDeps = { store, coord, bus, topics, clock, logger, settings: config.push, apps, metrics: metrics.pushApi };
+
   let closing: Promise<void> | undefined;
   const close = () => {
     closing ??= (async () => {
@@ -81,5 +98,6 @@ export async function createRuntime(config: HeraldConfig, options: RuntimeOption
     })();
     return closing;
   };
-  return { config, logger, store, coord, bus, apps: new AppRegistry(appRuntimes), accounts, metrics, health: { store: () => store.ping(), coordination: () => coord.ping(), bus: () => bus.ping() }, close };
+  const health = { store: () => store.ping(), coordination: () => coord.ping(), bus: () => bus.ping() };
+  return { config, logger, clock, store, coord, bus, topics, apps, accounts, push, metrics, health, close };
 }

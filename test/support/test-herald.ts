@@ -63,6 +63,12 @@ export interface TestHeraldOptions {
   clock?: ManualClock;
   /** The store, e.g. Cassandra in a keyspace of the test's own; default SQLite in the data directory. */
   store?: RawConfig['store'];
+  /** The app's APNs and FCM credentials. */
+  push?: RawApp['push'];
+  /** The push engine's settings (shards, slices, gateway clients). */
+  engine?: RawConfig['push'];
+  /** Roles to run; default all. */
+  role?: string;
 }
 
 /** Shared coordination on the local Redis under a fresh key prefix, as several nodes of one deployment use it. */
@@ -83,10 +89,11 @@ export function testApp(overrides: Partial<RawApp> = {}): RawApp & TestApp {
 /** Starts the whole service in this process on a free port, over a fresh data directory and a manual clock. */
 export async function startTestHerald(options: TestHeraldOptions = {}): Promise<TestHerald> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'herald-test-'));
-  const app = options.app ?? testApp({ name: 'Test App', settings: options.settings ?? {}, mail: options.mail ?? {}, sms: options.sms ?? {} });
+  const app =
+    options.app ?? testApp({ name: 'Test App', settings: options.settings ?? {}, mail: options.mail ?? {}, sms: options.sms ?? {}, push: options.push ?? {} });
   const coordination = options.coordination ?? 'memory';
   const config = compileConfig({
-    role: 'all',
+    role: options.role ?? 'all',
     port: 0,
     host: '127.0.0.1',
     dataDir,
@@ -94,6 +101,7 @@ export async function startTestHerald(options: TestHeraldOptions = {}): Promise<
     ...(coordination === 'memory' ? {} : { coordination: { kind: 'redis', url: coordination.redisUrl, keyPrefix: coordination.keyPrefix } }),
     ...(options.internalPort === undefined ? {} : { internalPort: options.internalPort }),
     ...(options.store === undefined ? {} : { store: options.store }),
+    ...(options.engine === undefined ? {} : { push: options.engine }),
   });
   const clock = options.clock ?? new ManualClock();
   const herald = await startHerald(

@@ -21,13 +21,16 @@ export function nestingDepth(value: unknown): number {
 /**
  * Reads every body as JSON whatever its Content-Type (client libraries do not
  * all send application/json). An empty body is `{}`; anything unparsable is 107.
+ * The size as received is kept in `res.locals.bodyBytes` for routes with a
+ * smaller limit of their own (a push body is at most 4096 bytes).
  */
 export function jsonBody(limitBytes: number) {
   const raw = express.raw({ type: () => true, limit: limitBytes });
   return [
     raw,
-    (req: Request, _res: Response, next: NextFunction): void => {
+    (req: Request, res: Response, next: NextFunction): void => {
       const buffer: unknown = req.body;
+      res.locals.bodyBytes = Buffer.isBuffer(buffer) ? buffer.length : 0;
       if (!Buffer.isBuffer(buffer) || buffer.length === 0) {
         req.body = {};
         return next();

@@ -102,6 +102,23 @@ export class KafkaBus implements Bus {
     return subscription;
   }
 
+  async lag(groupId: string, topic: string): Promise<number> {
+    this.#assertOpen();
+    try {
+      const admin = await this.#admin.get();
+      const [ends, [committed]] = await Promise.all([admin.fetchTopicOffsets(topic), admin.fetchOffsets({ groupId, topics: [topic] })]);
+      const committedBy = new Map((committed?.partitions ?? []).map((partition) => [partition.partition, Number(partition.offset)]));
+      return ends.reduce((sum, end) => {
+        const low = Number(end.low);
+        // -1: the group has committed nothing for the partition, so it starts at the oldest retained message.
+        const from = Math.max(committedBy.get(end.partition) ?? -1, low);
+        return sum + Math.max(0, Number(end.high) - from);
+      }, 0);
+    } catch (error) {
+      throw toBusError(error, topic);
+    }
+  }
+
   async ping(): Promise<void> {
     this.#assertOpen();
     try {

@@ -87,6 +87,16 @@ export class MemoryBus implements Bus {
     return subscription;
   }
 
+  lag(groupId: string, topic: string): Promise<number> {
+    return this.#run(() => {
+      const group = this.#groups.get(groupId);
+      return this.#topic(topic).partitions.reduce((sum, log, partition) => {
+        const committed = Math.max(group?.committedOffset(topic, partition) ?? 0, log.startOffset);
+        return sum + Math.max(0, log.endOffset - committed);
+      }, 0);
+    });
+  }
+
   ping(): Promise<void> {
     return this.#run(() => undefined);
   }

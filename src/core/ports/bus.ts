@@ -114,6 +114,12 @@ export interface Bus {
   publish(topic: string, messages: readonly OutgoingMessage[]): Promise<void>;
   /** Joins the group; resolves once this member has its first assignment. */
   subscribe(options: SubscribeOptions): Promise<Subscription>;
+  /**
+   * Messages of `topic` the group has not committed yet, summed over the
+   * partitions: the consumer lag. A group that has committed nothing lags by
+   * everything retained.
+   */
+  lag(groupId: string, topic: string): Promise<number>;
   /** Answers when the backing service is reachable. */
   ping(): Promise<void>;
   /** Closes every subscription made through this bus (draining them), then the bus; idempotent. */

@@ -1,0 +1,28 @@
+import { z } from 'zod';
+import { pushGatewaysSchema } from './push-gateways-schema.ts';
+
+/**
+ * How the push engine works through an audience (`push` in the config file):
+ * shards of installations, slices of a shard, how long data is kept, and the
+ * gateway clients' settings.
+ */
+export const pushEngineSchema = z
+  .object({
+    installationShards: z
+      .number()
+      .int()
+      .min(1)
+      .max(4096)
+      .default(64)
+      .describe('shards installations are spread over; one fan-out task per shard. Fixed when the store is created'),
+    sliceSize: z.number().int().min(10).max(10_000).default(1000).describe('installations a sender works through in one bus message'),
+    senderConcurrency: z.number().int().min(1).max(256).default(8).describe('partitions of push.tasks one sender process works on at once'),
+    retentionDays: z.number().int().min(1).max(90).default(7).describe('days push records are kept'),
+    idleInstallationDays: z.number().int().min(1).max(3650).default(90).describe('installations not saved for this many days are not targeted and are removed'),
+    schedulerIntervalMs: z.number().int().min(100).max(60_000).default(1000).describe('how often the scheduler looks for due pushes'),
+    sweepIntervalMs: z.number().int().min(1000).max(7 * 24 * 3_600_000).default(3_600_000).describe('how often idle installations and old push records are removed'),
+    gateways: pushGatewaysSchema.default(pushGatewaysSchema.parse({})),
+  })
+  .strict();
+
+export type PushEngineConfig = z.output<typeof pushEngineSchema>;

@@ -1,0 +1,106 @@
+import type { PushTopics } from '../../bus/topics.ts';
+import type { Clock } from '../../core/clock.ts';
+import { isoTime } from '../../core/clock.ts';
+import type { Logger } from '../../core/logger.ts';
+import type { BusMessage, OutgoingMessage } from '../../core/ports/bus.ts';
+import type { Store } from '../../core/ports/object-store.ts';
+import type { PushDoc } from '../../core/ports/push-store.ts';
+import { parseWhere } from '../../query/parse-query.ts';
+import { planAudience } from '../audience/audience-plan.ts';
+import { decodeRequest, encodeMessage, taskKey, type PushTaskMessage } from '../push-messages.ts';
+import type { PushSpec } from '../push-spec.ts';
+import { RecordField, specOfRecord } from '../records/push-record.ts';
+import { devPushLimitMessage, exceedsDevPushLimit } from './dev-push-limit.ts';
+
+export interface FanOutDeps {
+  store: Store;
+  bus: { publish(topic: string, messages: readonly OutgoingMessage[]): Promise<void> };
+  topics: PushTopics;
+  clock: Clock;
+  logger: Logger;
+  /** Installations per task slice, and per page when counting a development audience. */
+  sliceSize: number;
+  /** Installations saved longer ago than this are not targeted. */
+  idleMs: number;
+}
+
+/**
+ * The fan-out: turns one push request from `push.requests` into tasks on
+ * `push.tasks` — a device list into batches, a query into one task per shard
+ * of each index part the audience plan reads — and marks the record
+ * `in-queue` with the number of tasks, by which it reads `done` once every
+ * task has ended.
+ *
+ * Redelivery is harmless: a record that already has its tasks is left alone,
+ * and tasks published twice (a crash between publishing and marking) are
+ * recognised by the senders, which skip slices already reported. A record
+ * that is gone was cancelled; nothing is published for it.
+ */
+export class FanOut {
+  readonly #deps: FanOutDeps;
+
+  constructor(deps: FanOutDeps) {
+    this.#deps = deps;
+  }
+
+  async handle(message: BusMessage): Promise<void> {
+    const request = decodeRequest(message.value);
+    if (request === null) {
+      this.#deps.logger.error({ topic: message.topic, offset: message.offset }, 'unreadable push request skipped');
+      return;
+    }
+    const { appId, pushId } = request;
+    const record = await this.#deps.store.pushes.getRecord(appId, pushId);
+    if (record === null || typeof record[RecordField.expectedTasks] === 'number' || record.status === 'Error') return;
+    const spec = specOfRecord(record);
+    if (spec === null) {
+      await this.#settle(appId, record, { status: 'Error', errorMessage: 'The push record has no sending details.', expectedTasks: 0 });
+      return;
+    }
+    const now = this.#deps.clock.now();
+    if (spec.expiresAt !== null && spec.expiresAt <= now) {
+      await this.#settle(appId, record, { status: 'in-queue', expectedTasks: 0, errorMessage: 'The push expired before it was sent.' });
+      return;
+    }
+    const tasks = await this.#tasks(appId, pushId, spec, now);
+    if (tasks === 'over-dev-limit') {
+      await this.#settle(appId, record, { status: 'Error', errorMessage: devPushLimitMessage, expectedTasks: 0 });
+      this.#deps.logger.info({ app: appId, push: pushId }, 'development push over the device limit rejected');
+      return;
+    }
+    if (tasks.length > 0) {
+      await this.#deps.bus.publish(this.#deps.topics.tasks, tasks.map((task) => ({ key: taskKey(task), value: encodeMessage(task) })));
+    }
+    await this.#settle(appId, record, { status: 'in-queue', expectedTasks: tasks.length });
+  }
+
+  async #tasks(appId: string, pushId: string, spec: PushSpec, now: number): Promise<PushTaskMessage[] | 'over-dev-limit'> {
+    const base = { appId, pushId, slice: 0, cursor: null, spec };
+    const { target } = spec;
+    if (target.kind === 'devices') {
+      const tasks: PushTaskMessage[] = [];
+      for (let start = 0; start < target.ids.length; start += this.#deps.sliceSize) {
+        tasks.push({ ...base, taskId: `d${start / this.#deps.sliceSize}`, scope: { kind: 'devices', ids: target.ids.slice(start, start + this.#deps.sliceSize) } });
+      }
+      return tasks;
+    }
+    const where = parseWhere(target.where ?? undefined);
+    const plan = planAudience(where);
+    const installations = this.#deps.store.installations;
+    if (spec.environment === 'dev' && target.platforms.includes('ios')) {
+      const rules = { where, activeSince: now - this.#deps.idleMs };
+      if (await exceedsDevPushLimit(installations, appId, plan, rules, this.#deps.sliceSize)) return 'over-dev-limit';
+    }
+    return plan.flatMap((part, partIndex) =>
+      Array.from({ length: installations.shardCount }, (_, shard) => ({
+        ...base,
+        taskId: plan.length === 1 ? `s${shard}` : `p${partIndex}.s${shard}`,
+        scope: { kind: 'shard' as const, shard, index: part.index, skipChannels: part.skipChannels },
+      })),
+    );
+  }
+
+  async #settle(appId: string, record: PushDoc, fields: Record<string, unknown>): Promise<void> {
+    await this.#deps.store.pushes.setFields(appId, record.objectId, fields, isoTime(this.#deps.clock.now()));
+  }
+}

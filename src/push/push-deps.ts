@@ -1,0 +1,27 @@
+import type { AppRegistry } from '../api/app-registry.ts';
+import type { PushTopics } from '../bus/topics.ts';
+import type { PushEngineConfig } from '../config/push-schema.ts';
+import type { Clock } from '../core/clock.ts';
+import type { Logger } from '../core/logger.ts';
+import type { Bus } from '../core/ports/bus.ts';
+import type { Coordination } from '../core/ports/coordination.ts';
+import type { Store } from '../core/ports/object-store.ts';
+
+/** What accepting, listing and cancelling pushes needs from the rest of the service. */
+export interface PushDeps {
+  store: Store;
+  coord: Coordination;
+  bus: Bus;
+  topics: PushTopics;
+  clock: Clock;
+  logger: Logger;
+  settings: PushEngineConfig;
+  apps: AppRegistry;
+  metrics: PushApiMetrics;
+}
+
+/** What the API counts about pushes. */
+export interface PushApiMetrics {
+  /** A push accepted: `now` (sent at once) or `scheduled`. */
+  accepted(appId: string, when: 'now' | 'scheduled'): void;
+}

@@ -1,0 +1,128 @@
+import type { Clock } from '../../core/clock.ts';
+import type { Logger } from '../../core/logger.ts';
+import type { InstallationStore } from '../../core/ports/installation-store.ts';
+import type { StoredObject } from '../../core/ports/object-store.ts';
+import type { ApnsEnvironment } from '../gateways/apns-client-options.ts';
+import { deliverWithRetry, type RetryPolicy } from '../gateways/deliver-with-retry.ts';
+import type { ApnsDelivery, DeliveryOutcome, GatewayClient, GatewayName } from '../gateways/delivery.ts';
+import type { GatewayMetrics } from '../gateways/gateway-metrics.ts';
+import type { PushGateways } from '../gateways/push-gateways.ts';
+import { nextBadge } from '../payload/apns-template.ts';
+import type { PushSpec } from '../push-spec.ts';
+import type { PreparedPush } from './prepared-pushes.ts';
+import type { SenderMetrics } from './sender-metrics.ts';
+import type { SliceCounts } from './slice-counts.ts';
+
+export interface DeviceDeliveriesDeps {
+  gateways: Pick<PushGateways, 'apns' | 'fcm'>;
+  installations: InstallationStore;
+  retry: RetryPolicy;
+  gatewayMetrics: Pick<GatewayMetrics, 'retried'>;
+  metrics: SenderMetrics;
+  clock: Clock;
+  logger: Logger;
+}
+
+/** One slice's push, shared by its deliveries. */
+export interface SliceContext {
+  appId: string;
+  spec: PushSpec;
+  prepared: PreparedPush;
+  counts: SliceCounts;
+  signal: AbortSignal;
+}
+
+const environments: Record<PushSpec['environment'], ApnsEnvironment> = { prod: 'production', dev: 'development' };
+
+/**
+ * Sends one push to one device through its gateway, resending what the
+ * gateway says may be resent (`deliverWithRetry`), counts the final outcome,
+ * and removes an installation whose token the gateway reports unregistered —
+ * unless the device saved it again after the gateway's timestamp.
+ */
+export class DeviceDeliveries {
+  readonly #deps: DeviceDeliveriesDeps;
+
+  constructor(deps: DeviceDeliveriesDeps) {
+    this.#deps = deps;
+  }
+
+  /** An iOS device by its token; `installation` when the token belongs to a stored one. */
+  async toIos(slice: SliceContext, token: string, installation: StoredObject | null): Promise<void> {
+    const { spec } = slice;
+    const profile = spec.target.kind === 'devices' ? spec.target.deviceProfile : installation?.deviceProfile;
+    const client = this.#deps.gateways.apns(slice.appId, environments[spec.environment], typeof profile === 'string' ? profile : undefined);
+    if (client === null) return this.#notSent(slice, 'apns', 'NoApnsCredentials');
+    const storedTopic = installation?.apnsTopic;
+    const topic = spec.topic ?? (typeof storedTopic === 'string' && storedTopic !== '' ? storedTopic : client.defaultTopic);
+    if (topic === undefined) return this.#notSent(slice, 'apns', 'MissingTopic');
+    const template = slice.prepared.apns();
+    const payload = template.incrementBadge ? template.withBadge(await this.#incrementedBadge(slice, installation)) : template.body;
+    const delivery: ApnsDelivery = { token, topic, pushType: template.pushType, priority: template.priority, payload };
+    if (template.expiration !== null) delivery.expiration = template.expiration;
+    if (template.collapseId !== null) delivery.collapseId = template.collapseId;
+    await this.#send(slice, 'ios', client, delivery, installation);
+  }
+
+  /** An Android device, through FCM with its registration token. */
+  async toAndroid(slice: SliceContext, installation: StoredObject): Promise<void> {
+    const vendor = installation.vendor;
+    if (vendor !== undefined && vendor !== null && vendor !== 'fcm') return this.#notSent(slice, 'fcm', 'UnsupportedVendor');
+    const token = installation.registrationId;
+    if (typeof token !== 'string' || token === '') return this.#notSent(slice, 'fcm', 'NoRegistrationId');
+    const client = this.#deps.gateways.fcm(slice.appId);
+    if (client === null) return this.#notSent(slice, 'fcm', 'NoFcmCredentials');
+    const { expiresAt } = slice.spec;
+    const ttl = expiresAt === null ? null : Math.max(0, Math.ceil((expiresAt - this.#deps.clock.now()) / 1000));
+    await this.#send(slice, 'android', client, { body: slice.prepared.fcm().bodyFor(token, ttl) }, installation);
+  }
+
+  /** A device that could not be sent to: counted as an error with the reason. */
+  notSent(slice: SliceContext, gateway: GatewayName, reason: string): void {
+    this.#notSent(slice, gateway, reason);
+  }
+
+  async #send<D>(slice: SliceContext, platform: 'ios' | 'android', client: GatewayClient<D>, delivery: D, installation: StoredObject | null): Promise<void> {
+    const outcome = await deliverWithRetry(client, delivery, { policy: this.#deps.retry, metrics: this.#deps.gatewayMetrics, signal: slice.signal });
+    slice.counts.add(platform, outcome);
+    this.#deps.metrics.delivery(client.gateway, outcome.kind);
+    if (outcome.kind === 'invalid-token' && outcome.unregistered && installation !== null) await this.#forget(slice.appId, installation, outcome);
+  }
+
+  #notSent(slice: SliceContext, gateway: GatewayName, reason: string): void {
+    slice.counts.fail(reason);
+    this.#deps.metrics.delivery(gateway, 'not-sent');
+  }
+
+  /** SPEC.md: the gateway said the token expired, so the installation goes — unless it was saved since. */
+  async #forget(appId: string, installation: StoredObject, outcome: Extract<DeliveryOutcome, { kind: 'invalid-token' }>): Promise<void> {
+    const savedAt = Date.parse(installation.updatedAt);
+    if (outcome.since !== undefined && outcome.since < savedAt) return;
+    try {
+      await this.#deps.installations.deleteIfUnchanged(appId, installation.objectId, installation.updatedAt);
+    } catch (error) {
+      // The next push finds the token unregistered again.
+      this.#deps.logger.warn({ err: error, app: appId, installation: installation.objectId }, 'could not remove an unregistered installation');
+    }
+  }
+
+  /**
+   * `badge: "Increment"`: APNs cannot add to a badge, so the installation
+   * keeps the count; it goes up by one per push, without touching the
+   * `updatedAt` that measures when the device last opened the app.
+   */
+  async #incrementedBadge(slice: SliceContext, installation: StoredObject | null): Promise<number> {
+    if (installation === null) return 1;
+    try {
+      const updated = await this.#deps.installations.update(slice.appId, installation.objectId, [{ op: 'increment', path: ['badge'], amount: 1 }], {
+        updatedAt: installation.updatedAt,
+      });
+      const badge = updated?.badge;
+      if (typeof badge === 'number' && Number.isSafeInteger(badge) && badge > 0) return badge;
+    } catch (error) {
+      // A badge that is not a number (written by a client) cannot be counted up; the device gets 1.
+      this.#deps.logger.debug({ err: error, app: slice.appId, installation: installation.objectId }, 'badge not incremented');
+    }
+    return nextBadge(installation.badge);
+  }
+}

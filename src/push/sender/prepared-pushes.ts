@@ -1,0 +1,47 @@
+import { parseWhere } from '../../query/parse-query.ts';
+import type { Condition } from '../../query/query.ts';
+import { buildApnsTemplate, type ApnsTemplate } from '../payload/apns-template.ts';
+import { buildFcmTemplate, type FcmTemplate } from '../payload/fcm-template.ts';
+import type { PushSpec } from '../push-spec.ts';
+
+/** What every slice of one push shares, built once per process: the parsed `where` and each platform's payload. */
+export interface PreparedPush {
+  readonly where: Condition | null;
+  apns(): ApnsTemplate;
+  fcm(): FcmTemplate;
+}
+
+/** How many pushes' preparations a sender keeps; one push's slices come one after another. */
+const capacity = 256;
+
+/**
+ * Prepared pushes by push id, least recently used dropped first. Payloads are
+ * built on first use, so a push that reaches only Android never builds an
+ * APNs body.
+ */
+export class PreparedPushes {
+  readonly #entries = new Map<string, PreparedPush>();
+
+  get(pushId: string, spec: PushSpec): PreparedPush {
+    let prepared = this.#entries.get(pushId);
+    if (prepared === undefined) {
+      prepared = prepare(spec);
+      if (this.#entries.size >= capacity) this.#entries.delete(this.#entries.keys().next().value as string);
+    } else {
+      this.#entries.delete(pushId);
+    }
+    this.#entries.set(pushId, prepared);
+    return prepared;
+  }
+}
+
+function prepare(spec: PushSpec): PreparedPush {
+  const where = spec.target.kind === 'query' ? parseWhere(spec.target.where ?? undefined) : null;
+  let apns: ApnsTemplate | undefined;
+  let fcm: FcmTemplate | undefined;
+  return {
+    where,
+    apns: () => (apns ??= buildApnsTemplate({ data: spec.data, expiresAt: spec.expiresAt })),
+    fcm: () => (fcm ??= buildFcmTemplate({ data: spec.data, androidChannel: spec.androidChannel })),
+  };
+}

@@ -1,0 +1,214 @@
+import { setTimeout as wait } from 'node:timers/promises';
+import type { PushTopics } from '../../bus/topics.ts';
+import type { Clock } from '../../core/clock.ts';
+import type { Logger } from '../../core/logger.ts';
+import type { BusMessage, HandlerContext, OutgoingMessage } from '../../core/ports/bus.ts';
+import { appKey } from '../../core/ports/coordination.ts';
+import type { TokenBuckets } from '../../core/ports/token-buckets.ts';
+import type { StoredObject, Store } from '../../core/ports/object-store.ts';
+import { targetPlatform } from '../audience/target-platform.ts';
+import { decodeTask, encodeMessage, sliceKey, taskKey, type PushTaskMessage } from '../push-messages.ts';
+import type { Platform } from '../requests/push-request.ts';
+import type { DeviceDeliveries, SliceContext } from './device-deliveries.ts';
+import { PreparedPushes } from './prepared-pushes.ts';
+import type { SenderMetrics } from './sender-metrics.ts';
+import { SliceCounts } from './slice-counts.ts';
+
+export interface SenderDeps {
+  store: Store;
+  bus: { publish(topic: string, messages: readonly OutgoingMessage[]): Promise<void> };
+  topics: PushTopics;
+  buckets: TokenBuckets;
+  deliveries: DeviceDeliveries;
+  clock: Clock;
+  logger: Logger;
+  metrics: SenderMetrics;
+  /** Installations read per slice. */
+  sliceSize: number;
+  /** Installations saved longer ago than this are not targeted. */
+  idleMs: number;
+  /** How long a slice waits for `flow_control` tokens before it hands the rest to its next slice. */
+  maxPaceWaitMs?: number;
+}
+
+/** How long a sender trusts that a push it saw is still wanted; a cancelled push stops within this. */
+const livenessMs = 1000;
+
+interface Target {
+  installation: StoredObject | null;
+  /** The device token (iOS) or installationId (Android) the target was named by. */
+  id: string;
+  platform: Platform;
+}
+
+interface SliceEnd {
+  /** Cursor of the task's next slice, or null when this slice ends the task. */
+  next: string | null;
+}
+
+/**
+ * The sender: one handler per owned partition of `push.tasks`, working
+ * through one slice of a task per message. A slice reads at most `sliceSize`
+ * installations of its shard (or its listed devices), keeps the valid targets,
+ * takes `flow_control` tokens shared by every sender, sends through the pooled
+ * gateway clients, reports its counts in its own result row, and publishes
+ * the task's next slice. So no handler holds a partition for long, and a crash
+ * or rebalance repeats at most the slice in hand.
+ *
+ * Redelivered slices: a slice whose result row exists was done; it sends
+ * nothing and makes sure its continuation was published. A push whose record
+ * is gone (cancelled, expired from retention) sends nothing more.
+ */
+export class Sender {
+  readonly #deps: SenderDeps;
+  readonly #prepared = new PreparedPushes();
+  readonly #liveness = new Map<string, { live: boolean; checkedAt: number }>();
+
+  constructor(deps: SenderDeps) {
+    this.#deps = deps;
+  }
+
+  async handle(message: BusMessage, context: HandlerContext): Promise<void> {
+    const task = decodeTask(message.value);
+    if (task === null) {
+      this.#deps.logger.error({ topic: message.topic, offset: message.offset }, 'unreadable push task skipped');
+      return;
+    }
+    this.#deps.metrics.sliceStarted();
+    try {
+      await this.#slice(task, context.signal);
+    } finally {
+      this.#deps.metrics.sliceEnded();
+    }
+  }
+
+  async #slice(task: PushTaskMessage, signal: AbortSignal): Promise<void> {
+    const { appId, pushId } = task;
+    if (!(await this.#live(appId, pushId))) return;
+    const pushes = this.#deps.store.pushes;
+    const done = await pushes.getSlice(appId, pushId, sliceKey(task));
+    if (done !== null) {
+      if (!done.final) await this.#continue(task, done.next, true);
+      return;
+    }
+    const counts = new SliceCounts();
+    const slice: SliceContext = { appId, spec: task.spec, prepared: this.#prepared.get(pushId, task.spec), counts, signal };
+    const end = task.scope.kind === 'devices' ? await this.#deviceSlice(task, task.scope.ids, slice) : await this.#shardSlice(task, slice);
+    await pushes.recordSlice(appId, pushId, { sliceKey: sliceKey(task), counts: counts.toCounts(), final: end.next === null, next: end.next });
+    if (end.next !== null) await this.#continue(task, end.next, false);
+  }
+
+  async #shardSlice(task: PushTaskMessage, slice: SliceContext): Promise<SliceEnd> {
+    if (task.scope.kind !== 'shard') throw new Error('not a shard task');
+    const { shard, index, skipChannels } = task.scope;
+    const page = await this.#deps.store.installations.scanShard(task.appId, { shard, index, after: task.cursor, limit: this.#deps.sliceSize });
+    const rules = { where: slice.prepared.where, skipChannels, activeSince: this.#deps.clock.now() - this.#deps.idleMs };
+    const targets: Target[] = [];
+    for (const installation of page.installations) {
+      const platform = targetPlatform(installation, rules);
+      if (platform !== null) targets.push({ installation, id: installation.objectId, platform });
+    }
+    const sent = await this.#deliver(task, slice, targets);
+    if (sent === targets.length) return { next: page.next };
+    // Paced out: the next slice starts after the last installation handed to a gateway.
+    return { next: sent === 0 ? (task.cursor ?? '') : (targets[sent - 1]?.id ?? null) };
+  }
+
+  async #deviceSlice(task: PushTaskMessage, ids: string[], slice: SliceContext): Promise<SliceEnd> {
+    const { target } = task.spec;
+    if (target.kind !== 'devices') throw new Error('not a device push');
+    const installations = this.#deps.store.installations;
+    const field = target.deviceType === 'ios' ? 'deviceToken' : 'installationId';
+    const found = await Promise.all(ids.map((value) => installations.findByDevice(task.appId, { field, value })));
+    const targets: Target[] = [];
+    found.forEach((installation, index) => {
+      const id = ids[index] as string;
+      // An Android id names an installation, whose registration token FCM needs; an iOS token is the address itself.
+      if (target.deviceType === 'android' && installation === null) {
+        slice.counts.devices += 1;
+        this.#deps.deliveries.notSent(slice, 'fcm', 'UnknownInstallation');
+      } else {
+        targets.push({ installation, id, platform: target.deviceType });
+      }
+    });
+    const sent = await this.#deliver(task, slice, targets);
+    // A device list is at most 500 and never paced (flow_control is a /push parameter): only a rebalance stops it short.
+    if (sent < targets.length) throw slice.signal.reason ?? new Error('device slice stopped before its end');
+    return { next: null };
+  }
+
+  /**
+   * Sends to the targets, paced by the push's `flow_control`: tokens come from
+   * one bucket per push shared by every sender on every node. A slice waits
+   * at most `maxPaceWaitMs` in all; then it stops handing out deliveries, so
+   * that no partition is held for long. Answers how many targets were sent to
+   * (in order); they are counted, and the rest is left to the next slice.
+   */
+  async #deliver(task: PushTaskMessage, slice: SliceContext, targets: Target[]): Promise<number> {
+    const expiresAt = task.spec.expiresAt;
+    if (expiresAt !== null && expiresAt <= this.#deps.clock.now()) {
+      slice.counts.devices += targets.length;
+      if (targets.length > 0) slice.counts.fail('Expired', targets.length);
+      return targets.length;
+    }
+    const rate = task.scope.kind === 'shard' ? task.spec.flowControl : null;
+    const sending: Promise<void>[] = [];
+    let handed = 0;
+    const deadline = this.#deps.clock.now() + (this.#deps.maxPaceWaitMs ?? 2000);
+    while (handed < targets.length && !slice.signal.aborted) {
+      const granted = rate === null ? targets.length - handed : await this.#tokens(task, rate, targets.length - handed, deadline);
+      if (granted === 0) break;
+      for (const target of targets.slice(handed, handed + granted)) sending.push(this.#send(slice, target));
+      handed += granted;
+    }
+    slice.counts.devices += handed;
+    const settled = await Promise.allSettled(sending);
+    const failure = settled.find((result): result is PromiseRejectedResult => result.status === 'rejected');
+    // A delivery stopped between retries by a rebalance was not sent: the whole slice goes to the next owner.
+    if (failure !== undefined) throw failure.reason;
+    return handed;
+  }
+
+  async #send(slice: SliceContext, target: Target): Promise<void> {
+    const { installation } = target;
+    if (target.platform === 'android') {
+      if (installation !== null) await this.#deps.deliveries.toAndroid(slice, installation);
+      return;
+    }
+    // Listed devices are named by their token; installations read from a shard carry it.
+    const token = installation === null ? target.id : installation.deviceToken;
+    if (typeof token !== 'string' || token === '') this.#deps.deliveries.notSent(slice, 'apns', 'NoDeviceToken');
+    else await this.#deps.deliveries.toIos(slice, token, installation);
+  }
+
+  /** Tokens for up to `wanted` deliveries, waiting for the bucket until `deadline`; 0 when it did not refill in time. */
+  async #tokens(task: PushTaskMessage, rate: number, wanted: number, deadline: number): Promise<number> {
+    const key = appKey(task.appId, 'push-rate', task.pushId);
+    for (;;) {
+      const now = this.#deps.clock.now();
+      const grant = await this.#deps.buckets.takeTokens(key, { ratePerSecond: rate, burst: rate, requested: wanted, now });
+      if (grant.granted > 0) return grant.granted;
+      const pause = Math.min(grant.retryAfterMs, deadline - now);
+      if (pause <= 0) return 0;
+      await wait(pause);
+    }
+  }
+
+  /** Publishes the task's next slice, unless a redelivered slice finds that it has run already. */
+  async #continue(task: PushTaskMessage, cursor: string | null, redelivered: boolean): Promise<void> {
+    const next: PushTaskMessage = { ...task, slice: task.slice + 1, cursor };
+    if (redelivered && (await this.#deps.store.pushes.getSlice(task.appId, task.pushId, sliceKey(next))) !== null) return;
+    await this.#deps.bus.publish(this.#deps.topics.tasks, [{ key: taskKey(next), value: encodeMessage(next) }]);
+  }
+
+  /** Whether the push record still exists; read at most once a second per push. */
+  async #live(appId: string, pushId: string): Promise<boolean> {
+    const now = this.#deps.clock.now();
+    const seen = this.#liveness.get(pushId);
+    if (seen !== undefined && now - seen.checkedAt < livenessMs) return seen.live;
+    const live = (await this.#deps.store.pushes.getRecord(appId, pushId)) !== null;
+    if (this.#liveness.size > 10_000) this.#liveness.clear();
+    this.#liveness.set(pushId, { live, checkedAt: now });
+    return live;
+  }
+}

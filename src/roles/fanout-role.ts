@@ -1,0 +1,37 @@
+import type { Subscription } from '../core/ports/bus.ts';
+import { FanOut } from '../push/fanout/fan-out.ts';
+import type { Runtime } from '../runtime/create-runtime.ts';
+import type { Role } from './role.ts';
+
+const dayMs = 24 * 60 * 60 * 1000;
+
+/** The fan-out: a member of the `herald-fanout` group on `push.requests`. */
+export class FanOutRole implements Role {
+  readonly name = 'fanout';
+  readonly #runtime: Runtime;
+  #subscription: Subscription | undefined;
+
+  constructor(runtime: Runtime) {
+    this.#runtime = runtime;
+  }
+
+  async start(): Promise<void> {
+    const { config, store, bus, topics, clock, logger, metrics } = this.#runtime;
+    const fanOut = new FanOut({
+      store,
+      bus,
+      topics,
+      clock,
+      logger: logger.child({ role: this.name }),
+      sliceSize: config.push.sliceSize,
+      idleMs: config.push.idleInstallationDays * dayMs,
+    });
+    const groupId = `${config.bus.topicPrefix}herald-fanout`;
+    this.#subscription = await bus.subscribe({ groupId, topics: [topics.requests], handler: (message) => fanOut.handle(message), concurrency: 4 });
+    metrics.addLagReader(async () => [{ group: groupId, topic: topics.requests, lag: await bus.lag(groupId, topics.requests) }]);
+  }
+
+  async close(): Promise<void> {
+    await this.#subscription?.close();
+  }
+}

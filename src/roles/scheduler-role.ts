@@ -1,0 +1,112 @@
+import { setTimeout as wait } from 'node:timers/promises';
+import type { Lease } from '../core/ports/leases.ts';
+import type { Runtime } from '../runtime/create-runtime.ts';
+import { DuePushes } from '../scheduler/due-pushes.ts';
+import { Housekeeping } from '../scheduler/housekeeping.ts';
+import type { Role } from './role.ts';
+
+const dayMs = 24 * 60 * 60 * 1000;
+/** The leader's lease lives this long unless renewed; it is renewed every round. */
+const leaseTtlMs = 15_000;
+
+/**
+ * The scheduler: exactly one leads (a lease in the coordination port,
+ * renewed every round). The leader moves due scheduled pushes to the fan-out
+ * every `schedulerIntervalMs` and sweeps idle installations and old push
+ * records every `sweepIntervalMs`. Work done twice around a change of leader
+ * is harmless (see DuePushes). A node that loses the lease stops leading
+ * until it wins it again.
+ */
+export class SchedulerRole implements Role {
+  readonly name = 'scheduler';
+  readonly #runtime: Runtime;
+  readonly #stop = new AbortController();
+  #loop: Promise<void> | undefined;
+  #sweep: { promise: Promise<void>; abort: AbortController } | undefined;
+  #lease: Lease | null = null;
+
+  constructor(runtime: Runtime) {
+    this.#runtime = runtime;
+  }
+
+  start(): Promise<void> {
+    this.#loop = this.#run();
+    return Promise.resolve();
+  }
+
+  /** Whether this node leads now; for tests and readiness. */
+  get leading(): boolean {
+    return this.#lease !== null;
+  }
+
+  async close(): Promise<void> {
+    this.#stop.abort();
+    await this.#loop;
+    this.#sweep?.abort.abort();
+    await this.#sweep?.promise;
+    await this.#lease?.release().catch(() => undefined);
+    this.#lease = null;
+  }
+
+  async #run(): Promise<void> {
+    const { config, store, bus, topics, clock, logger, metrics } = this.#runtime;
+    const log = logger.child({ role: this.name });
+    const leaseName = `${config.bus.topicPrefix}scheduler`;
+    const due = new DuePushes({ store, bus, topics, clock, logger: log, observeLateness: (seconds) => metrics.scheduledLatenessSeconds.observe(seconds) });
+    const housekeeping = new Housekeeping({
+      store,
+      clock,
+      logger: log,
+      appIds: () => config.apps.map((app) => app.id),
+      idleMs: config.push.idleInstallationDays * dayMs,
+      retentionMs: config.push.retentionDays * dayMs,
+    });
+    let nextSweep = 0;
+    let failing = false;
+    while (!this.#stop.signal.aborted) {
+      try {
+        await this.#lead(leaseName);
+        if (this.#lease !== null) {
+          await due.moveDue();
+          if (clock.now() >= nextSweep && this.#sweep === undefined) {
+            nextSweep = clock.now() + config.push.sweepIntervalMs;
+            this.#startSweep(housekeeping);
+          }
+        }
+        if (failing) log.info('scheduler works again');
+        failing = false;
+      } catch (error) {
+        // Logged once when it starts failing, not every round of an outage.
+        if (!failing) log.warn({ err: error }, 'scheduler round failed; retrying every round until it works');
+        failing = true;
+      }
+      await wait(config.push.schedulerIntervalMs, undefined, { signal: this.#stop.signal }).catch(() => undefined);
+    }
+  }
+
+  async #lead(name: string): Promise<void> {
+    const { coord, logger } = this.#runtime;
+    if (this.#lease === null) {
+      this.#lease = await coord.acquireLease(name, leaseTtlMs);
+      if (this.#lease !== null) logger.info({ role: this.name }, 'this node leads the scheduler');
+      return;
+    }
+    if (!(await this.#lease.extend(leaseTtlMs))) {
+      this.#lease = null;
+      this.#sweep?.abort.abort();
+      logger.warn({ role: this.name }, 'scheduler lease lost; this node stops leading');
+    }
+  }
+
+  #startSweep(housekeeping: Housekeeping): void {
+    const abort = new AbortController();
+    const promise = housekeeping
+      .sweep(abort.signal)
+      .then(() => undefined)
+      .catch((error: unknown) => this.#runtime.logger.warn({ err: error, role: this.name }, 'sweep failed'))
+      .finally(() => {
+        this.#sweep = undefined;
+      });
+    this.#sweep = { promise, abort };
+  }
+}

@@ -1,0 +1,70 @@
+import type { Subscription } from '../core/ports/bus.ts';
+import { loadPushCredentials } from '../push/gateways/load-push-credentials.ts';
+import { PushGateways } from '../push/gateways/push-gateways.ts';
+import { DeviceDeliveries } from '../push/sender/device-deliveries.ts';
+import { Sender } from '../push/sender/sender.ts';
+import type { Runtime } from '../runtime/create-runtime.ts';
+import type { Role } from './role.ts';
+
+const dayMs = 24 * 60 * 60 * 1000;
+
+/**
+ * The senders: a member of the `herald-sender` group on `push.tasks`, one
+ * handler per owned partition at a time (up to `senderConcurrency`), with the
+ * pooled gateway clients of every app. The apps' credential files are read
+ * when the role starts, so a bad one stops the start.
+ */
+export class SenderRole implements Role {
+  readonly name = 'sender';
+  readonly #runtime: Runtime;
+  #gateways: PushGateways | undefined;
+  #subscription: Subscription | undefined;
+
+  constructor(runtime: Runtime) {
+    this.#runtime = runtime;
+  }
+
+  async start(): Promise<void> {
+    const { config, store, bus, coord, topics, clock, logger, metrics } = this.#runtime;
+    const roleLogger = logger.child({ role: this.name });
+    const settings = config.push.gateways;
+    const credentials = loadPushCredentials(config.apps, settings, { warn: (message) => roleLogger.warn(message), now: clock.now() });
+    const gateways = new PushGateways({ credentials, settings, metrics: metrics.gateways, logger: roleLogger, clock });
+    this.#gateways = gateways;
+    const deliveries = new DeviceDeliveries({
+      gateways,
+      installations: store.installations,
+      retry: settings.retry,
+      gatewayMetrics: metrics.gateways,
+      metrics: metrics.sender,
+      clock,
+      logger: roleLogger,
+    });
+    const sender = new Sender({
+      store,
+      bus,
+      topics,
+      buckets: coord,
+      deliveries,
+      clock,
+      logger: roleLogger,
+      metrics: metrics.sender,
+      sliceSize: config.push.sliceSize,
+      idleMs: config.push.idleInstallationDays * dayMs,
+    });
+    const groupId = `${config.bus.topicPrefix}herald-sender`;
+    this.#subscription = await bus.subscribe({
+      groupId,
+      topics: [topics.tasks],
+      handler: (message, context) => sender.handle(message, context),
+      concurrency: config.push.senderConcurrency,
+    });
+    metrics.addLagReader(async () => [{ group: groupId, topic: topics.tasks, lag: await bus.lag(groupId, topics.tasks) }]);
+  }
+
+  /** Stops taking tasks, lets the slices in hand finish, then closes the gateway sessions. */
+  async close(): Promise<void> {
+    await this.#subscription?.close();
+    await this.#gateways?.close();
+  }
+}

@@ -1,0 +1,54 @@
+import type { Clock } from '../core/clock.ts';
+import type { Logger } from '../core/logger.ts';
+import type { Store } from '../core/ports/object-store.ts';
+
+export interface HousekeepingDeps {
+  store: Store;
+  clock: Clock;
+  logger: Logger;
+  appIds(): string[];
+  /** Installations not saved for this long are removed (SPEC.md: 90 days). */
+  idleMs: number;
+  /** Push records older than this are removed (SPEC-NOTES.md: 7 days unless configured). */
+  retentionMs: number;
+}
+
+const pageSize = 1000;
+
+/**
+ * What the scheduler removes on its sweep: installations whose app was not
+ * opened for the idle time (a device saved again meanwhile is kept:
+ * `deleteIfUnchanged`), and push records past retention (stores that expire
+ * them by themselves answer 0). It reads every shard a page at a time, so its
+ * memory does not grow with the number of installations.
+ */
+export class Housekeeping {
+  readonly #deps: HousekeepingDeps;
+
+  constructor(deps: HousekeepingDeps) {
+    this.#deps = deps;
+  }
+
+  async sweep(signal: AbortSignal): Promise<{ installations: number; records: number }> {
+    const { store, clock, logger } = this.#deps;
+    const cutoff = clock.now() - this.#deps.idleMs;
+    let installations = 0;
+    for (const appId of this.#deps.appIds()) {
+      for (let shard = 0; shard < store.installations.shardCount && !signal.aborted; shard += 1) {
+        let after: string | null = null;
+        do {
+          const page = await store.installations.scanShard(appId, { shard, index: { kind: 'all' }, after, limit: pageSize });
+          for (const installation of page.installations) {
+            if (Date.parse(installation.updatedAt) < cutoff && (await store.installations.deleteIfUnchanged(appId, installation.objectId, installation.updatedAt))) {
+              installations += 1;
+            }
+          }
+          after = page.next;
+        } while (after !== null && !signal.aborted);
+      }
+    }
+    const records = await store.pushes.purgeOlderThan(clock.now() - this.#deps.retentionMs);
+    if (installations > 0 || records > 0) logger.info({ installations, records }, 'removed idle installations and old push records');
+    return { installations, records };
+  }
+}
