@@ -1,7 +1,7 @@
 import type { RawConfig } from '../../src/config/schema.ts';
 import { fcmProjectId, startFakeApns, startFakeFcm } from './gateways/gateway-fixtures.ts';
 import type { FakeApns, FakeApnsOptions } from './gateways/fake-apns.ts';
-import type { FakeFcm } from './gateways/fake-fcm.ts';
+import type { FakeFcm, FakeFcmOptions } from './gateways/fake-fcm.ts';
 import { testPki, writeServiceAccount, type TestPki } from './gateways/test-pki.ts';
 
 type RawApp = NonNullable<RawConfig['apps']>[number];
@@ -19,10 +19,10 @@ export interface PushGatewayFakes {
 }
 
 /** Starts both fakes (TLS HTTP/2, certificates from the test PKI, trusted through the CA setting). */
-export async function startPushGatewayFakes(options: { apns?: Partial<FakeApnsOptions> } = {}): Promise<PushGatewayFakes> {
+export async function startPushGatewayFakes(options: { apns?: Partial<FakeApnsOptions>; fcm?: Partial<FakeFcmOptions> } = {}): Promise<PushGatewayFakes> {
   const pki = await testPki();
   const apns = await startFakeApns(pki, options.apns);
-  const fcm = await startFakeFcm(pki);
+  const fcm = await startFakeFcm(pki, options.fcm);
   const serviceAccountFile = writeServiceAccount(pki, { projectId: fcmProjectId, tokenUri: fcm.tokenUri, name: `fcm-${fcm.origin.split(':').at(-1)}` });
   return {
     pki,
