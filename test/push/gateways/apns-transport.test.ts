@@ -5,6 +5,7 @@ import { deliverWithRetry, type RetryOptions } from '../../../src/push/gateways/
 import type { FakeApns } from '../../support/gateways/fake-apns.ts';
 import { alertTo, apnsTokenAuth, deviceToken, startFakeApns } from '../../support/gateways/gateway-fixtures.ts';
 import { RecordingMetrics } from '../../support/gateways/recording-metrics.ts';
+import { TcpRelay } from '../../support/gateways/tcp-relay.ts';
 import { testPki, type TestPki } from '../../support/gateways/test-pki.ts';
 
 let pki: TestPki;
@@ -94,6 +95,27 @@ describe('APNs sessions and streams', () => {
     expect(await apns.send(alertTo(pki, 8))).toEqual({ kind: 'delivered' });
   });
 
+  it('drops a session whose gateway stops answering PINGs and retries its streams elsewhere', async () => {
+    fake = await startFakeApns(pki);
+    const relay = await TcpRelay.start(fake.port);
+    try {
+      const metrics = new RecordingMetrics();
+      const apns = client(relay.origin, { pingIntervalMs: 100, requestTimeoutMs: 20_000, metrics });
+      expect(await apns.send(alertTo(pki, 1))).toEqual({ kind: 'delivered' });
+      relay.freeze();
+
+      const started = performance.now();
+      expect(await apns.send(alertTo(pki, 2))).toEqual({ kind: 'retry', reason: 'ConnectionLost' });
+      expect(performance.now() - started).toBeLessThan(5000);
+      await metrics.untilSessionsOpen(0);
+      relay.thaw();
+      expect(await apns.send(alertTo(pki, 3))).toEqual({ kind: 'delivered' });
+      expect(fake.stats.connections).toBe(2);
+    } finally {
+      await relay.close();
+    }
+  });
+
   it('delivers every notification exactly once when the gateway sends GOAWAY under load, on new sessions', async () => {
     fake = await startFakeApns(pki, { defaultAnswer: { status: 200, delayMs: 1 } });
     const apns = client(fake.origin, { sessions: 2 });
@@ -104,15 +126,15 @@ describe('APNs sessions and streams', () => {
 
     await fake.waitForRequests(800);
     const sessionsBefore = fake.stats.sessions;
-    fake.goaway();
+    fake.goaway({ refuseInFlight: true });
     const outcomes = await sending;
 
     expect(outcomes.filter((outcome) => outcome.kind === 'delivered')).toHaveLength(total);
     expect(fake.log.deliveryCount).toBe(total);
     expect(fake.log.distinctTokens).toBe(total);
     expect(fake.log.duplicates).toBe(0);
-    // Streams above the GOAWAY's last stream id were refused and sent again.
-    expect(metrics.retries.length).toBeGreaterThan(0);
+    // The streams in flight above the GOAWAY's last stream id were refused and sent again.
+    expect(metrics.retries.length).toBeGreaterThan(100);
     expect(metrics.retries.every(({ reason }) => ['StreamRefused', 'GoAway'].includes(reason))).toBe(true);
     expect(fake.stats.sessions).toBeGreaterThan(sessionsBefore);
     const lateSessions = new Set(fake.log.deliveries.slice(-100).map((request) => request.sessionId));

@@ -38,7 +38,7 @@ async function run(command: FakeApnsCommand): Promise<unknown> {
       running.setDefaultAnswer(command.answer);
       return null;
     case 'goaway':
-      running.goaway();
+      running.goaway(command.options);
       return null;
     case 'reset':
       running.reset();

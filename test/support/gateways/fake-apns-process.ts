@@ -75,8 +75,9 @@ export class FakeApnsProcess {
     await this.#channel.call({ type: 'setDefaultAnswer', answer });
   }
 
-  async goaway(): Promise<void> {
-    await this.#channel.call({ type: 'goaway' });
+  /** See `FakeApns.goaway`. */
+  async goaway(options: { refuseInFlight?: boolean; keepConnection?: boolean } = {}): Promise<void> {
+    await this.#channel.call({ type: 'goaway', options });
   }
 
   async reset(): Promise<void> {

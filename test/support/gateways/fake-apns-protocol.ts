@@ -30,7 +30,7 @@ export type FakeApnsCommand =
   | { type: 'countOf'; token: string }
   | { type: 'respondTo'; token: string; answers: ApnsAnswer[] }
   | { type: 'setDefaultAnswer'; answer: ApnsAnswer }
-  | { type: 'goaway' }
+  | { type: 'goaway'; options: { refuseInFlight?: boolean; keepConnection?: boolean } }
   | { type: 'reset' }
   | { type: 'close' };
 

@@ -92,6 +92,8 @@ interface SessionState {
   lastStreamId: number;
   /** Streams above this id arrived after our GOAWAY and are refused. */
   goawayAfter: number;
+  /** Streams received and not answered yet (body still coming, answer delayed, stalled). */
+  unanswered: Set<ServerHttp2Stream>;
   certificate: { topic: string; environment: 'production' | 'development' } | 'untrusted' | undefined;
 }
 
@@ -177,16 +179,26 @@ export class FakeApns {
   }
 
   /**
-   * Sends GOAWAY (NO_ERROR, the last stream id processed) on every session
-   * and closes each once its streams are answered, as APNs does when it
-   * takes a connection down; later streams are refused. `keepConnection`
-   * leaves the connections open after the GOAWAY, as a misbehaving server might.
+   * Sends GOAWAY (NO_ERROR) on every session and closes each once its
+   * streams are answered, as APNs does when it takes a connection down; later
+   * streams are refused. The last stream id is the last one received, or with
+   * `refuseInFlight` the one below the oldest unanswered stream: the streams
+   * received but not yet answered are then refused (never acted on) and must
+   * be sent again. `keepConnection` leaves the connections open after the
+   * GOAWAY, as a misbehaving server might.
    */
-  goaway(options: { keepConnection?: boolean } = {}): void {
+  goaway(options: { refuseInFlight?: boolean; keepConnection?: boolean } = {}): void {
     for (const [session, state] of this.#sessions) {
       if (session.closed || session.destroyed) continue;
-      state.goawayAfter = state.lastStreamId;
-      session.goaway(constants.NGHTTP2_NO_ERROR, state.lastStreamId);
+      let lastStreamId = state.lastStreamId;
+      if (options.refuseInFlight === true) {
+        for (const stream of state.unanswered) lastStreamId = Math.min(lastStreamId, (stream.id ?? 1) - 1);
+      }
+      state.goawayAfter = lastStreamId;
+      session.goaway(constants.NGHTTP2_NO_ERROR, lastStreamId);
+      for (const stream of state.unanswered) {
+        if ((stream.id ?? 0) > lastStreamId) stream.close(constants.NGHTTP2_REFUSED_STREAM);
+      }
       // Then the connection goes, once its remaining streams are answered.
       if (options.keepConnection !== true) session.close();
     }
@@ -231,7 +243,14 @@ export class FakeApns {
 
   #openSession(session: ServerHttp2Session): void {
     this.#stats.sessions++;
-    const state: SessionState = { id: this.#stats.sessions, streams: 0, lastStreamId: 0, goawayAfter: Infinity, certificate: undefined };
+    const state: SessionState = {
+      id: this.#stats.sessions,
+      streams: 0,
+      lastStreamId: 0,
+      goawayAfter: Infinity,
+      unanswered: new Set(),
+      certificate: undefined,
+    };
     const socket = session.socket as TLSSocket;
     const peer = socket.getPeerCertificate();
     if (peer !== null && Object.keys(peer).length > 0) {
@@ -255,6 +274,8 @@ export class FakeApns {
       return;
     }
     state.lastStreamId = Math.max(state.lastStreamId, id);
+    state.unanswered.add(stream);
+    stream.once('close', () => state.unanswered.delete(stream));
     this.#countStream(state, stream);
     let body: Buffer | undefined;
     stream.on('data', (chunk: Buffer) => (body = body === undefined ? chunk : Buffer.concat([body, chunk])));
@@ -281,17 +302,34 @@ export class FakeApns {
     const apnsId = typeof requested === 'string' && requested !== '' ? requested : randomUUID();
     const failure = this.#check(headers, path, token, payload, state);
     const answer = failure ?? this.#nextAnswer(token);
-    const status = 'stall' in answer ? 'stalled' : answer.status;
-    const reason = 'stall' in answer ? undefined : answer.reason;
-    const record = this.log.mode === 'full' ? this.#record(token, headers, payload, state, apnsId, status, reason) : undefined;
-    this.log.add(token, status === 200, record);
     if ('stall' in answer) {
+      this.#note(token, headers, payload, state, apnsId, 'stalled', undefined);
       this.#heldStreams.add(stream);
       stream.once('close', () => this.#heldStreams.delete(stream));
       return;
     }
-    if (answer.delayMs === undefined) respond(stream, answer, apnsId);
-    else setTimeout(() => respond(stream, answer, apnsId), answer.delayMs);
+    // A request counts as received when it is answered: one refused by a GOAWAY before that was never acted on.
+    const answerNow = (): void => {
+      if (stream.destroyed || stream.closed) return;
+      state.unanswered.delete(stream);
+      this.#note(token, headers, payload, state, apnsId, answer.status, answer.reason);
+      respond(stream, answer, apnsId);
+    };
+    if (answer.delayMs === undefined) answerNow();
+    else setTimeout(answerNow, answer.delayMs);
+  }
+
+  #note(
+    token: string,
+    headers: IncomingHttpHeaders,
+    payload: Buffer,
+    state: SessionState,
+    apnsId: string,
+    status: number | 'stalled',
+    reason: string | undefined,
+  ): void {
+    const record = this.log.mode === 'full' ? this.#record(token, headers, payload, state, apnsId, status, reason) : undefined;
+    this.log.add(token, status === 200, record);
   }
 
   #nextAnswer(token: string): ApnsAnswer {

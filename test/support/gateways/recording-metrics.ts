@@ -8,6 +8,7 @@ export class RecordingMetrics implements GatewayMetrics {
   sessionsOpen = 0;
   sessionsOpened = 0;
   readonly #streams = new Set<() => number>();
+  #openWaiters: { count: number; resolve: () => void }[] = [];
 
   observeLatency(gateway: GatewayName, seconds: number): void {
     this.latencies.push({ gateway, seconds });
@@ -16,10 +17,24 @@ export class RecordingMetrics implements GatewayMetrics {
   sessionOpened(): void {
     this.sessionsOpen++;
     this.sessionsOpened++;
+    this.#wake();
   }
 
   sessionClosed(): void {
     this.sessionsOpen--;
+    this.#wake();
+  }
+
+  /** Resolves when exactly `count` sessions are open. */
+  untilSessionsOpen(count: number): Promise<void> {
+    if (this.sessionsOpen === count) return Promise.resolve();
+    return new Promise((resolve) => this.#openWaiters.push({ count, resolve }));
+  }
+
+  #wake(): void {
+    const ready = this.#openWaiters.filter((waiter) => waiter.count === this.sessionsOpen);
+    this.#openWaiters = this.#openWaiters.filter((waiter) => waiter.count !== this.sessionsOpen);
+    for (const waiter of ready) waiter.resolve();
   }
 
   trackStreams(_gateway: GatewayName, read: () => number): () => void {
