@@ -1,10 +1,16 @@
 import { defineConfig } from 'vitest/config';
 
-/** Every test except the outage phase, which takes shared services away (vitest.outage.config.ts). */
+/** The suites that speak HTTP to a whole Herald: run once on the embedded backends and once on Cassandra, Redis and Kafka. */
+const httpSuites = ['test/api/**/*.test.ts', 'test/push/api/**/*.test.ts', 'test/push/engine/**/*.test.ts'];
+
+/**
+ * Every test except the outage phase, which takes shared services away
+ * (vitest.outage.config.ts), in two projects: `embedded` runs everything on
+ * the embedded default; `distributed` runs the HTTP suites again with
+ * HERALD_TEST_BACKENDS=distributed (test/support/test-backends.ts).
+ */
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    exclude: ['test/outage/**', 'node_modules/**'],
     globalSetup: ['./test/support/services-global-setup.ts'],
     reporters: ['default', './test/support/summary-reporter.ts'],
     testTimeout: 30_000,
@@ -12,5 +18,9 @@ export default defineConfig({
     pool: 'forks',
     fileParallelism: true,
     maxWorkers: 2,
+    projects: [
+      { test: { name: 'embedded', include: ['test/**/*.test.ts'], exclude: ['test/outage/**', 'node_modules/**'] } },
+      { test: { name: 'distributed', include: httpSuites, env: { HERALD_TEST_BACKENDS: 'distributed' } } },
+    ],
   },
 });

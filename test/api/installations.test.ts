@@ -1,3 +1,6 @@
 import { describeInstallationsApi } from './installations-suite.ts';
 
-describeInstallationsApi({ name: 'the embedded store (SQLite)', options: () => Promise.resolve({}), cleanup: () => Promise.resolve() });
+import { testBackends } from '../support/test-backends.ts';
+
+// The distributed test project runs this file again on Cassandra, Redis and Kafka.
+describeInstallationsApi({ name: `the ${testBackends()} backends`, options: () => Promise.resolve({}), cleanup: () => Promise.resolve() });

@@ -8,6 +8,7 @@ import { silentLogger, type Logger } from '../../src/core/logger.ts';
 import { startHerald, type RunningHerald } from '../../src/start-herald.ts';
 import { ManualClock } from './manual-clock.ts';
 import { serviceEndpoints } from './service-endpoints.ts';
+import { deleteKafkaTopics, privateKafkaBus, sharedCassandraStore, testBackends } from './test-backends.ts';
 
 type RawApp = NonNullable<RawConfig['apps']>[number];
 
@@ -86,12 +87,21 @@ export function testApp(overrides: Partial<RawApp> = {}): RawApp & TestApp {
   };
 }
 
-/** Starts the whole service in this process on a free port, over a fresh data directory and a manual clock. */
+/**
+ * Starts the whole service in this process on a free port, over a fresh data
+ * directory and a manual clock: on the embedded backends, or — in the
+ * distributed test project (HERALD_TEST_BACKENDS=distributed) — on Cassandra,
+ * Redis and a Kafka of its own topics, unless the options name backends.
+ */
 export async function startTestHerald(options: TestHeraldOptions = {}): Promise<TestHerald> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'herald-test-'));
   const app =
     options.app ?? testApp({ name: 'Test App', settings: options.settings ?? {}, mail: options.mail ?? {}, sms: options.sms ?? {}, push: options.push ?? {} });
-  const coordination = options.coordination ?? 'memory';
+  const distributed = testBackends() === 'distributed';
+  const coordination = options.coordination ?? (distributed ? redisCoordination() : 'memory');
+  const shards = options.engine?.installationShards ?? 64;
+  const store = options.store ?? (distributed ? sharedCassandraStore(shards) : undefined);
+  const bus = distributed ? privateKafkaBus() : undefined;
   const config = compileConfig({
     role: options.role ?? 'all',
     port: 0,
@@ -100,7 +110,8 @@ export async function startTestHerald(options: TestHeraldOptions = {}): Promise<
     apps: [app, ...(options.extraApps ?? [])],
     ...(coordination === 'memory' ? {} : { coordination: { kind: 'redis', url: coordination.redisUrl, keyPrefix: coordination.keyPrefix } }),
     ...(options.internalPort === undefined ? {} : { internalPort: options.internalPort }),
-    ...(options.store === undefined ? {} : { store: options.store }),
+    ...(store === undefined ? {} : { store }),
+    ...(bus === undefined ? {} : { bus }),
     ...(options.engine === undefined ? {} : { push: options.engine }),
   });
   const clock = options.clock ?? new ManualClock();
@@ -144,6 +155,7 @@ export async function startTestHerald(options: TestHeraldOptions = {}): Promise<
     request,
     close: async () => {
       await herald.close();
+      if (bus !== undefined) await deleteKafkaTopics(bus.topicPrefix);
       if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });
     },
   };
