@@ -26,16 +26,21 @@ export interface FcmAccessTokenOptions {
 
 /**
  * The OAuth2 access token of an FCM client, from a service account by the
- * JWT-bearer grant (RS256 assertion, scope firebase.messaging). Cached until
- * shortly before it expires (a tenth of its life, at most 5 minutes early);
- * one refresh at a time.
+ * JWT-bearer grant (RS256 assertion, scope firebase.messaging). One refresh at
+ * a time. A tenth of its life before it expires (at most 5 minutes) a new
+ * token is fetched in the background while the old one keeps serving, so
+ * sends wait for the token endpoint only when there is no usable token at all
+ * (the first send, or after a refresh failed until the old token's last 30 s).
  */
 export class FcmAccessToken implements AuthorizationSource {
   readonly #options: FcmAccessTokenOptions;
   readonly #post: TokenEndpointCall;
   #value: string | undefined;
   #obtainedAt = 0;
+  /** When a background refresh starts. */
   #refreshAt = 0;
+  /** When the token stops being used (a little before Google's expiry, for clock skew and time in flight). */
+  #usableUntil = 0;
   #stale = false;
   #forced = false;
   #refreshing: Promise<string> | undefined;
@@ -53,16 +58,23 @@ export class FcmAccessToken implements AuthorizationSource {
   }
 
   authorization(): string | undefined {
-    return this.#value !== undefined && !this.#stale && this.#options.clock.now() < this.#refreshAt ? this.#value : undefined;
+    if (this.#value === undefined || this.#stale) return undefined;
+    const now = this.#options.clock.now();
+    if (now >= this.#usableUntil) return undefined;
+    if (now >= this.#refreshAt && this.#refreshing === undefined && !this.#holdingFailure(now)) {
+      // A failure is kept in #failure and met by the sends once the token is no longer usable.
+      this.#startRefresh().catch(() => {});
+    }
+    return this.#value;
   }
 
   refresh(): Promise<string> {
     const current = this.authorization();
     if (current !== undefined) return Promise.resolve(current);
+    if (this.#refreshing !== undefined) return this.#refreshing;
     const failure = this.#failure;
-    if (failure !== undefined && this.#options.clock.now() < failure.until) return Promise.reject(failure.error);
-    this.#refreshing ??= this.#fetch().finally(() => (this.#refreshing = undefined));
-    return this.#refreshing;
+    if (failure !== undefined && this.#holdingFailure(this.#options.clock.now())) return Promise.reject(failure.error);
+    return this.#startRefresh();
   }
 
   reject(authorization: string): boolean {
@@ -71,6 +83,15 @@ export class FcmAccessToken implements AuthorizationSource {
     if (this.#forced && now - this.#obtainedAt < (this.#options.minForcedRefreshMs ?? 60_000)) return false;
     this.#stale = true;
     return true;
+  }
+
+  #holdingFailure(now: number): boolean {
+    return this.#failure !== undefined && now < this.#failure.until;
+  }
+
+  #startRefresh(): Promise<string> {
+    this.#refreshing ??= this.#fetch().finally(() => (this.#refreshing = undefined));
+    return this.#refreshing;
   }
 
   async #fetch(): Promise<string> {
@@ -88,6 +109,7 @@ export class FcmAccessToken implements AuthorizationSource {
       this.#value = `Bearer ${token}`;
       this.#obtainedAt = now;
       this.#refreshAt = now + expiresInMs - Math.min(300_000, expiresInMs / 10);
+      this.#usableUntil = now + expiresInMs - Math.min(30_000, expiresInMs / 20);
       this.#stale = false;
       this.#forced = forced;
       this.#failure = undefined;

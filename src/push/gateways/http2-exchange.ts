@@ -27,24 +27,20 @@ export class Http2Exchange {
   readonly startedAt: number;
   /** `performance.now()` after which the exchange times out. */
   readonly deadline: number;
-  readonly requestBody: Buffer;
   readonly promise: Promise<Http2Exchange>;
   #resolve!: (exchange: Http2Exchange) => void;
   #stream: ExchangeStream | undefined = undefined;
   #error: Error | undefined = undefined;
   #done = false;
   readonly #owner: ExchangeOwner;
+  readonly #requestBody: Buffer;
 
   constructor(owner: ExchangeOwner, requestBody: Buffer, startedAt: number, deadline: number) {
     this.#owner = owner;
-    this.requestBody = requestBody;
+    this.#requestBody = requestBody;
     this.startedAt = startedAt;
     this.deadline = deadline;
     this.promise = new Promise((resolve) => (this.#resolve = resolve));
-  }
-
-  get done(): boolean {
-    return this.#done;
   }
 
   /** Sends the body on `stream` and listens for the answer; a stream that arrives too late is cancelled unused. */
@@ -62,7 +58,7 @@ export class Http2Exchange {
     target.on('response', onResponse);
     target.on('error', onError);
     target.on('close', onClose);
-    target.end(this.requestBody);
+    target.end(this.#requestBody);
   }
 
   /** Settles without an answer; the stream, if any, is cancelled. */

@@ -59,23 +59,34 @@ describe('FCM client', () => {
     expect(fake.sessions).toBeLessThanOrEqual(2);
   });
 
-  it('refreshes the access token shortly before it expires, not before', async () => {
+  it('fetches a new access token in the background shortly before the old one expires', async () => {
     const clientClock = new ManualClock();
     const fakeClock = new ManualClock(clientClock.now());
     fake = await startFakeFcm(pki, { clock: fakeClock, accessTokenTtlSeconds: 600 });
     const client = fcmClient(fake, { clock: clientClock });
+    const advance = (ms: number): void => {
+      clientClock.advance(ms);
+      fakeClock.advance(ms);
+    };
     await client.send({ body: fcmMessage('device-1') });
+    const first = fake.log.requests[0]?.headers.authorization;
 
-    clientClock.advance(530_000);
-    fakeClock.advance(530_000);
+    advance(530_000);
     await client.send({ body: fcmMessage('device-2') });
     expect(fake.tokenRequests).toBe(1);
 
-    // A tenth of the 600 s life early: at 540 s.
-    clientClock.advance(11_000);
-    fakeClock.advance(11_000);
+    // A tenth of the 600 s life early, at 540 s, the refresh starts; the old token serves meanwhile.
+    advance(11_000);
     expect(await client.send({ body: fcmMessage('device-3') })).toEqual({ kind: 'delivered' });
+    await fake.untilTokenRequests(2);
+
+    // Past the old token's usable life (570 s) the new one is in use, and no third was fetched.
+    advance(30_000);
+    expect(await client.send({ body: fcmMessage('device-4') })).toEqual({ kind: 'delivered' });
     expect(fake.tokenRequests).toBe(2);
+    const last = fake.deliveriesTo('device-4')[0]?.headers.authorization;
+    expect(last).toBeDefined();
+    expect(last).not.toBe(first);
     expect(authorizations(fake).size).toBe(2);
   });
 

@@ -86,6 +86,7 @@ export class FakeFcm {
   readonly #sessionIds = new WeakMap<ServerHttp2Session, number>();
   readonly #sockets = new Set<Socket>();
   #tokenRequests = 0;
+  #tokenWaiters: { count: number; resolve: () => void }[] = [];
   #sessions = 0;
   #port = 0;
 
@@ -129,6 +130,12 @@ export class FakeFcm {
   /** Access tokens issued so far. */
   get tokenRequests(): number {
     return this.#tokenRequests;
+  }
+
+  /** Resolves once `count` access tokens have been issued in all. */
+  untilTokenRequests(count: number): Promise<void> {
+    if (this.#tokenRequests >= count) return Promise.resolve();
+    return new Promise((resolve) => this.#tokenWaiters.push({ count, resolve }));
   }
 
   /** HTTP/2 sessions opened (the token endpoint's HTTP/1.1 connections not counted). */
@@ -183,6 +190,9 @@ export class FakeFcm {
     const ttl = this.#options.accessTokenTtlSeconds ?? 3599;
     this.#issued.set(token, { projectId: verdict.projectId, expiresAt: this.#clock.now() + ttl * 1000 });
     json(res, 200, { access_token: token, expires_in: ttl, token_type: 'Bearer' });
+    const ready = this.#tokenWaiters.filter((waiter) => waiter.count <= this.#tokenRequests);
+    this.#tokenWaiters = this.#tokenWaiters.filter((waiter) => waiter.count > this.#tokenRequests);
+    for (const waiter of ready) waiter.resolve();
   }
 
   /** Answers the service account of a valid assertion, or why it is invalid. */
