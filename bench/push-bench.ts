@@ -1,0 +1,170 @@
+/**
+ * `npm run bench:push [-- --devices 100000] [--store sqlite|cassandra] [--android 0.5]
+ *   [--shards N] [--slice N] [--concurrency N] [--sessions N] [--repeat k] [--profile <dir>]`
+ *
+ * Seeds N installations straight into the store, starts Herald as its own
+ * process with its gateways pointed at local fakes (APNs, and FCM for the
+ * `--android` share, each in its own process), sends one broadcast and
+ * reports deliveries/s, the time to the first and last delivery, Herald's
+ * CPU seconds and peak RSS, and whether every device got exactly one
+ * notification. Beside each run it measures the fake APNs's ceiling with
+ * h2load and prints Herald's rate as a share of it. Results go to
+ * bench/results/push-<store>[-android].json.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { compileConfig } from '../src/config/load-config.ts';
+import type { RawConfig } from '../src/config/schema.ts';
+import { benchBackends, benchStores, type BenchStore } from './push/bench-backends.ts';
+import { BenchGateways } from './push/bench-gateways.ts';
+import { startBenchHerald, type BenchApp } from './push/bench-herald.ts';
+import { followBroadcast } from './push/follow-broadcast.ts';
+import { measureCeiling, type CeilingSettings } from './push/h2load-ceiling.ts';
+import { medianOf, recordCounts, runTable, targetLines, type PushRun } from './push/push-report.ts';
+import { seedInstallations } from './push/seed-installations.ts';
+
+const { values } = parseArgs({
+  options: {
+    devices: { type: 'string', default: '100000' },
+    store: { type: 'string', default: 'sqlite' },
+    android: { type: 'string', default: '0' },
+    shards: { type: 'string' },
+    slice: { type: 'string' },
+    concurrency: { type: 'string' },
+    sessions: { type: 'string' },
+    repeat: { type: 'string', default: '1' },
+    profile: { type: 'string' },
+    'ceiling-connections': { type: 'string', default: '4' },
+    'ceiling-streams': { type: 'string', default: '100' },
+    'ceiling-seconds': { type: 'string', default: '5' },
+  },
+});
+
+function fail(message: string): never {
+  process.stderr.write(`bench: ${message}\n`);
+  process.exit(2);
+}
+
+function count(name: string, text: string | undefined, min: number): number | undefined {
+  if (text === undefined) return undefined;
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < min) fail(`--${name} must be an integer ≥ ${min}, not ${text}`);
+  return value;
+}
+
+const store = values.store as BenchStore;
+if (!benchStores.includes(store)) fail(`unknown store "${values.store}"; choose from: ${benchStores.join(', ')}`);
+const devices = count('devices', values.devices, 1) as number;
+const androidShare = Number(values.android);
+if (!(androidShare >= 0 && androidShare <= 1)) fail(`--android must be a share from 0 to 1, not ${values.android}`);
+const repeat = count('repeat', values.repeat, 1) as number;
+const engine = {
+  installationShards: count('shards', values.shards, 1),
+  sliceSize: count('slice', values.slice, 10),
+  senderConcurrency: count('concurrency', values.concurrency, 1),
+  sessionsPerOrigin: count('sessions', values.sessions, 1),
+};
+const ceilingSettings: CeilingSettings = {
+  connections: count('ceiling-connections', values['ceiling-connections'], 1) as number,
+  streams: count('ceiling-streams', values['ceiling-streams'], 1) as number,
+  seconds: count('ceiling-seconds', values['ceiling-seconds'], 1) as number,
+};
+const profileDir = values.profile === undefined ? undefined : resolve(values.profile);
+
+/** What every device gets: an alert, a sound and a custom key, as a typical app sends (a string alert, since Android devices may be reached). */
+const data = { alert: 'Your weekly summary is ready: 3 new messages and 2 updates.', sound: 'default', campaign: 'weekly-2026-47' };
+
+const outDir = join(resolve(import.meta.dirname, '..'), 'bench/results');
+const resultName = `push-${store}${androidShare > 0 ? '-android' : ''}.json`;
+const out = (line: string): boolean => process.stdout.write(`${line}\n`);
+
+async function main(): Promise<void> {
+  const app: BenchApp = { id: 'bench', key: randomBytes(12).toString('hex'), masterKey: randomBytes(16).toString('hex') };
+  const dataDir = mkdtempSync(join(tmpdir(), 'herald-push-bench-'));
+  const backends = await benchBackends(store);
+  const gateways = await BenchGateways.start({ fcm: androidShare > 0 });
+  try {
+    const push: NonNullable<RawConfig['push']> = {
+      ...(engine.installationShards === undefined ? {} : { installationShards: engine.installationShards }),
+      ...(engine.sliceSize === undefined ? {} : { sliceSize: engine.sliceSize }),
+      ...(engine.senderConcurrency === undefined ? {} : { senderConcurrency: engine.senderConcurrency }),
+      gateways: { caFile: gateways.pki.ca.certFile, ...(engine.sessionsPerOrigin === undefined ? {} : { sessionsPerOrigin: engine.sessionsPerOrigin }) },
+    };
+    const raw: RawConfig = {
+      port: 0,
+      host: '127.0.0.1',
+      dataDir,
+      logLevel: 'info',
+      store: backends.store,
+      coordination: backends.coordination,
+      bus: backends.bus,
+      push,
+      apps: [{ ...app, name: 'Herald Bench', push: gateways.appPush }],
+    };
+    const config = compileConfig(raw);
+    out(
+      `push bench: ${devices.toLocaleString('en-US')} devices (${Math.round(androidShare * 100)}% Android) on ${store}; ` +
+        `shards ${config.push.installationShards}, slice ${config.push.sliceSize}, sender concurrency ${config.push.senderConcurrency}, ` +
+        `gateway sessions ${config.push.gateways.sessionsPerOrigin}; ${cpus().length} cores, node ${process.version}`,
+    );
+
+    const seeded = await seedInstallations(config, app.id, { devices, androidShare });
+    out(`seeded ${seeded.ios.toLocaleString('en-US')} iOS and ${seeded.android.toLocaleString('en-US')} Android installations in ${seeded.seconds.toFixed(1)} s (${Math.round(devices / seeded.seconds).toLocaleString('en-US')}/s)`);
+
+    const runs: PushRun[] = [];
+    for (let index = 0; index < repeat; index += 1) {
+      const ceiling = await measureCeiling(gateways, data, ceilingSettings);
+      out(`run ${index + 1}/${repeat}: h2load ceiling ${ceiling.requestsPerSecond.toLocaleString('en-US')} req/s (-c ${ceiling.connections} -m ${ceiling.streams}, ${ceiling.seconds} s)`);
+      const herald = await startBenchHerald(raw, profileDir === undefined ? {} : { profileDir });
+      let profile: string | undefined;
+      try {
+        const broadcast = await followBroadcast(herald, app, gateways, data, devices);
+        broadcast.record = recordCounts(broadcast.record);
+        runs.push({ ceiling, broadcast, ratioToCeiling: Math.round((broadcast.deliveriesPerSecond / ceiling.requestsPerSecond) * 100) / 100 });
+      } finally {
+        profile = await herald.stop();
+        await gateways.reset();
+      }
+      if (profile !== undefined) out(`Herald CPU profile: ${profile}`);
+    }
+
+    out('');
+    out(runTable(runs));
+    out(targetLines(runs, devices));
+
+    const report = {
+      bench: 'push',
+      date: new Date().toISOString(),
+      machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model, node: process.version, loadAverageAtEnd: loadavg().map((load) => Math.round(load * 100) / 100) },
+      note: 'Herald, the fakes (each in its own process), h2load and the bench share this machine with other work; compare the ratio to the ceiling measured beside each run',
+      store,
+      devices,
+      seeded,
+      settings: {
+        installationShards: config.push.installationShards,
+        sliceSize: config.push.sliceSize,
+        senderConcurrency: config.push.senderConcurrency,
+        sessionsPerOrigin: config.push.gateways.sessionsPerOrigin,
+        ceiling: ceilingSettings,
+      },
+      data,
+      median: medianOf(runs),
+      runs,
+    };
+    mkdirSync(outDir, { recursive: true });
+    writeFileSync(join(outDir, resultName), `${JSON.stringify(report, null, 2)}\n`);
+    out(`written to bench/results/${resultName}`);
+  } finally {
+    await gateways.close();
+    await backends.drop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,64 @@
+import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { RawConfig } from '../../src/config/schema.ts';
+import { startHeraldProcess, type HeraldProcess } from '../../test/support/herald-process.ts';
+import { memoryStats } from './process-stats.ts';
+
+export interface BenchApp {
+  id: string;
+  key: string;
+  masterKey: string;
+}
+
+/** Herald as `npm start` runs it, in its own process, with what the benchmark reads from outside. */
+export interface BenchHerald {
+  port: number;
+  pid: number;
+  /** Highest VmRSS seen by the sampler, MB; VmHWM is the kernel's own peak. */
+  sampledPeakRssMb(): number;
+  /** SIGTERM and wait; answers the CPU profile written, when profiling. */
+  stop(): Promise<string | undefined>;
+}
+
+/**
+ * Writes `config` to a file in its data directory and starts `node
+ * src/main.ts` on it. With `profileDir`, Herald runs under `--cpu-prof` and
+ * writes its profile there when it exits.
+ */
+export async function startBenchHerald(config: RawConfig, options: { profileDir?: string } = {}): Promise<BenchHerald> {
+  const dataDir = config.dataDir ?? '.';
+  mkdirSync(dataDir, { recursive: true });
+  const configFile = join(dataDir, 'bench-config.json');
+  writeFileSync(configFile, JSON.stringify(config, null, 2), { mode: 0o600 });
+  const env: Record<string, string> = { HERALD_CONFIG: configFile };
+  const { profileDir } = options;
+  if (profileDir !== undefined) {
+    mkdirSync(profileDir, { recursive: true });
+    env.NODE_OPTIONS = `${process.env.NODE_OPTIONS ?? ''} --cpu-prof --cpu-prof-dir=${profileDir}`.trim();
+  }
+  const profilesBefore = profileDir === undefined ? [] : readdirSync(profileDir);
+  const herald: HeraldProcess = await startHeraldProcess(env);
+  const pid = herald.child.pid;
+  if (pid === undefined) throw new Error('the Herald process has no pid');
+  let peak = memoryStats(pid).rssMb;
+  const sampler = setInterval(() => {
+    try {
+      peak = Math.max(peak, memoryStats(pid).rssMb);
+    } catch {
+      // The process is gone; the last sample stands.
+    }
+  }, 200);
+  return {
+    port: herald.port,
+    pid,
+    sampledPeakRssMb: () => peak,
+    stop: async () => {
+      clearInterval(sampler);
+      const code = await herald.stop();
+      if (code !== 0) process.stderr.write(`Herald exited with ${String(code)}:\n${herald.stdout().slice(-4000)}\n`);
+      if (profileDir === undefined) return undefined;
+      const written = readdirSync(profileDir).filter((name) => name.endsWith('.cpuprofile') && !profilesBefore.includes(name));
+      return written.length > 0 ? join(profileDir, written[0] as string) : undefined;
+    },
+  };
+}

@@ -1,0 +1,121 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { BenchGateways, GatewayCounts } from './bench-gateways.ts';
+import type { BenchApp, BenchHerald } from './bench-herald.ts';
+import { cpuSeconds, memoryStats } from './process-stats.ts';
+import { ProgressBar } from './progress-bar.ts';
+
+export interface BroadcastResult {
+  expected: number;
+  deliveries: number;
+  /** Deliveries per second from the first delivery to the last. */
+  deliveriesPerSecond: number;
+  /** From sending `POST /1.1/push` to the fakes' first and last accepted delivery, ms. */
+  firstDeliveryMs: number;
+  lastDeliveryMs: number;
+  /** Until the push record read `done`, ms. */
+  recordDoneMs: number | null;
+  /** Herald's CPU from just before the request to the last delivery, s. */
+  heraldCpuSeconds: number;
+  cpuMicrosPerDelivery: number;
+  /** Herald's VmHWM after the run, and the highest VmRSS sampled, MB. */
+  peakRssMb: number;
+  sampledPeakRssMb: number;
+  /** The fakes' CPU over the same span, s: near the wall time means a fake was the limit. */
+  fakeCpuSeconds: { apns: number; fcm: number | null };
+  exactlyOnce: { distinctTokens: number; duplicates: number; refused: number; ok: boolean };
+  record: Record<string, unknown> | null;
+}
+
+/** How long without a single new delivery before the run is declared stuck. */
+const stallMs = 60_000;
+
+/**
+ * Sends one broadcast (`POST /1.1/push` with the master key, no `where`: every
+ * installation) and follows it through the fakes' counts, polled over IPC
+ * every few milliseconds so that the first and last delivery are timed
+ * closely; then waits for the push record to read `done` and keeps its
+ * counters.
+ */
+export async function followBroadcast(herald: BenchHerald, app: BenchApp, gateways: BenchGateways, data: Record<string, unknown>, expected: number): Promise<BroadcastResult> {
+  const base = `http://127.0.0.1:${herald.port}`;
+  const headers = { 'X-SVC-Id': app.id, 'X-SVC-Key': `${app.masterKey},master`, 'Content-Type': 'application/json' };
+  const baseline = await gateways.counts();
+  const cpuBefore = cpuSeconds(herald.pid);
+  const sentAt = performance.now();
+  const response = await fetch(`${base}/1.1/push`, { method: 'POST', headers, body: JSON.stringify({ data }) });
+  const body = (await response.json()) as { objectId?: string };
+  if (response.status !== 201 || typeof body.objectId !== 'string') throw new Error(`POST /1.1/push answered ${response.status}: ${JSON.stringify(body)}`);
+  const pushId = body.objectId;
+
+  const bar = new ProgressBar('pushing', expected);
+  let firstAt: number | undefined;
+  let lastAt: number | undefined;
+  let cpuAtLast = 0;
+  let counts: GatewayCounts = baseline;
+  let progressAt = performance.now();
+  let seen = 0;
+  while (lastAt === undefined) {
+    await sleep(firstAt === undefined ? 2 : 10);
+    counts = await gateways.counts();
+    const now = performance.now();
+    const delivered = counts.deliveries - baseline.deliveries;
+    if (delivered > 0) firstAt ??= now;
+    if (delivered !== seen) {
+      seen = delivered;
+      progressAt = now;
+    }
+    if (delivered >= expected) {
+      lastAt = now;
+      cpuAtLast = cpuSeconds(herald.pid);
+    } else if (now - progressAt > stallMs) {
+      bar.finish('stalled');
+      throw new Error(`no delivery for ${stallMs / 1000} s after ${delivered} of ${expected}; fakes: ${JSON.stringify(counts)}`);
+    }
+    bar.update(delivered, counts.refused > baseline.refused ? `(${counts.refused - baseline.refused} refused)` : '');
+  }
+  bar.finish();
+  const memory = memoryStats(herald.pid);
+  const { record, doneAt } = await waitForRecord(base, app, pushId);
+  const first = firstAt ?? lastAt;
+  const heraldCpuSeconds = cpuAtLast - cpuBefore;
+  const deliveries = counts.deliveries - baseline.deliveries;
+  const fakeCpu = (now: GatewayCounts['apns'] | GatewayCounts['fcm'], then: GatewayCounts['apns'] | GatewayCounts['fcm']): number =>
+    now === undefined || then === undefined ? 0 : (now.cpu.user + now.cpu.system - then.cpu.user - then.cpu.system) / 1e6;
+  const distinctTokens = counts.distinctTokens - baseline.distinctTokens;
+  const duplicates = counts.duplicates - baseline.duplicates;
+  const refused = counts.refused - baseline.refused;
+  return {
+    expected,
+    deliveries,
+    deliveriesPerSecond: lastAt > first ? Math.round(deliveries / ((lastAt - first) / 1000)) : 0,
+    firstDeliveryMs: Math.round(first - sentAt),
+    lastDeliveryMs: Math.round(lastAt - sentAt),
+    recordDoneMs: doneAt === null ? null : Math.round(doneAt - sentAt),
+    heraldCpuSeconds: round(heraldCpuSeconds, 2),
+    cpuMicrosPerDelivery: round((heraldCpuSeconds * 1e6) / Math.max(1, deliveries), 1),
+    peakRssMb: Math.round(memory.peakRssMb),
+    sampledPeakRssMb: Math.round(herald.sampledPeakRssMb()),
+    fakeCpuSeconds: { apns: round(fakeCpu(counts.apns, baseline.apns), 2), fcm: counts.fcm === undefined ? null : round(fakeCpu(counts.fcm, baseline.fcm), 2) },
+    exactlyOnce: { distinctTokens, duplicates, refused, ok: distinctTokens === expected && duplicates === 0 && deliveries === expected },
+    record,
+  };
+}
+
+/** Polls the push record by objectId (app key) until it reads `done`; gives up after a minute. */
+async function waitForRecord(base: string, app: BenchApp, pushId: string): Promise<{ record: Record<string, unknown> | null; doneAt: number | null }> {
+  const headers = { 'X-SVC-Id': app.id, 'X-SVC-Key': app.key };
+  const giveUpAt = performance.now() + 60_000;
+  let record: Record<string, unknown> | null = null;
+  while (performance.now() < giveUpAt) {
+    const response = await fetch(`${base}/1.1/tables/Notifications/${pushId}`, { headers });
+    record = response.status === 200 ? ((await response.json()) as Record<string, unknown>) : null;
+    if (record?.status === 'done') return { record, doneAt: performance.now() };
+    await sleep(50);
+  }
+  return { record, doneAt: null };
+}
+
+function round(value: number, digits: number): number {
+  const scale = 10 ** digits;
+  return Math.round(value * scale) / scale;
+}

@@ -1,0 +1,35 @@
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+
+/** Clock ticks per second of /proc's CPU times (USER_HZ), 100 on Linux unless `getconf` says otherwise. */
+const ticksPerSecond = ((): number => {
+  try {
+    const ticks = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim());
+    return Number.isInteger(ticks) && ticks > 0 ? ticks : 100;
+  } catch {
+    return 100;
+  }
+})();
+
+/** CPU seconds (user + system) one process has used so far, from /proc/<pid>/stat. */
+export function cpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // The command name may hold spaces and parentheses: fields are counted after its closing parenthesis.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // utime and stime are fields 14 and 15 of the whole line, 12 and 13 after the name.
+  return (Number(fields[11]) + Number(fields[12])) / ticksPerSecond;
+}
+
+export interface MemoryStats {
+  /** Resident set size now, MB. */
+  rssMb: number;
+  /** Highest resident set size since the process started (VmHWM), MB. */
+  peakRssMb: number;
+}
+
+/** Resident memory of one process, from /proc/<pid>/status. */
+export function memoryStats(pid: number): MemoryStats {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (name: string): number => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? Number.NaN);
+  return { rssMb: kb('VmRSS') / 1024, peakRssMb: kb('VmHWM') / 1024 };
+}

@@ -1,0 +1,73 @@
+import type { Ceiling } from './h2load-ceiling.ts';
+import type { BroadcastResult } from './follow-broadcast.ts';
+
+/** One broadcast with the ceiling measured just before it. */
+export interface PushRun {
+  ceiling: Ceiling;
+  broadcast: BroadcastResult;
+  /** Herald's deliveries/s over the h2load figure. */
+  ratioToCeiling: number;
+}
+
+/** The issue's targets on a 2-core machine (embedded store, 100,000 iOS devices; RSS at 1,000,000). */
+export const targets = { ratioToCeiling: 0.8, cpuMicrosPerDelivery: 40, peakRssMb: 300 } as const;
+
+const recordCounters = ['status', 'devices', 'successes', 'errors', 'invalidTokens', 'iosSuccesses', 'androidSuccesses', 'errorReasons'] as const;
+
+/** The counters of a push record, without its payload and engine fields. */
+export function recordCounts(record: Record<string, unknown> | null): Record<string, unknown> | null {
+  if (record === null) return null;
+  return Object.fromEntries(recordCounters.filter((name) => record[name] !== undefined).map((name) => [name, record[name]]));
+}
+
+/** The median of each figure over the runs (the middle run for an odd count). */
+export function medianOf(runs: readonly PushRun[]): { deliveriesPerSecond: number; ceiling: number; ratioToCeiling: number; cpuMicrosPerDelivery: number; peakRssMb: number } {
+  const median = (values: number[]): number => {
+    const sorted = [...values].sort((a, b) => a - b);
+    const middle = Math.floor(sorted.length / 2);
+    return sorted.length % 2 === 1 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+  };
+  return {
+    deliveriesPerSecond: Math.round(median(runs.map((run) => run.broadcast.deliveriesPerSecond))),
+    ceiling: Math.round(median(runs.map((run) => run.ceiling.requestsPerSecond))),
+    ratioToCeiling: Math.round(median(runs.map((run) => run.ratioToCeiling)) * 100) / 100,
+    cpuMicrosPerDelivery: Math.round(median(runs.map((run) => run.broadcast.cpuMicrosPerDelivery)) * 10) / 10,
+    peakRssMb: Math.max(...runs.map((run) => run.broadcast.peakRssMb)),
+  };
+}
+
+/** One line per run: the figures the issue asks for, then whether each target was met. */
+export function runTable(runs: readonly PushRun[]): string {
+  const columns = ['run', 'deliv/s', 'ceiling/s', 'ratio', 'CPU s', 'µs/deliv', 'peak RSS', 'first ms', 'last ms', 'done ms', 'exactly once'];
+  const widths = [4, 9, 10, 6, 7, 9, 9, 9, 9, 9, 14];
+  const line = (cells: string[]): string => cells.map((cell, index) => (index === 0 ? cell.padEnd(widths[index] ?? 8) : cell.padStart(widths[index] ?? 8))).join(' ');
+  const rows = runs.map((run, index) => {
+    const { broadcast: b } = run;
+    const once = b.exactlyOnce.ok ? 'yes' : `NO (${b.exactlyOnce.distinctTokens}/${b.expected}, ${b.exactlyOnce.duplicates} dup)`;
+    return line([
+      String(index + 1),
+      b.deliveriesPerSecond.toLocaleString('en-US'),
+      run.ceiling.requestsPerSecond.toLocaleString('en-US'),
+      run.ratioToCeiling.toFixed(2),
+      b.heraldCpuSeconds.toFixed(2),
+      b.cpuMicrosPerDelivery.toFixed(1),
+      `${b.peakRssMb} MB`,
+      String(b.firstDeliveryMs),
+      String(b.lastDeliveryMs),
+      b.recordDoneMs === null ? '-' : String(b.recordDoneMs),
+      once,
+    ]);
+  });
+  return [line(columns), ...rows].join('\n');
+}
+
+export function targetLines(runs: readonly PushRun[], devices: number): string {
+  const median = medianOf(runs);
+  const mark = (ok: boolean): string => (ok ? 'met' : 'NOT met');
+  const lines = [
+    `ratio to h2load ceiling: ${median.ratioToCeiling.toFixed(2)} (target ≥ ${targets.ratioToCeiling}) ${mark(median.ratioToCeiling >= targets.ratioToCeiling)}`,
+    `Herald CPU per delivery: ${median.cpuMicrosPerDelivery} µs (target ≤ ${targets.cpuMicrosPerDelivery}) ${mark(median.cpuMicrosPerDelivery <= targets.cpuMicrosPerDelivery)}`,
+    `peak RSS: ${median.peakRssMb} MB at ${devices.toLocaleString('en-US')} devices (target < ${targets.peakRssMb} MB at 1,000,000)${devices >= 1_000_000 ? ` ${mark(median.peakRssMb < targets.peakRssMb)}` : ''}`,
+  ];
+  return lines.join('\n');
+}
