@@ -62,6 +62,13 @@ export const busSchema = z.preprocess(
         .regex(/^[A-Za-z0-9._-]{0,64}$/, 'letters, digits, ., _ and -')
         .default('')
         .describe('put before every topic name and consumer group, so that several Herald deployments can share a Kafka cluster'),
+      sessionTimeoutMs: z
+        .number()
+        .int()
+        .min(6000)
+        .max(300_000)
+        .default(30_000)
+        .describe('(Kafka\'s group.min.session.timeout.ms is 6 s) a consumer that sends no heartbeat for this long is dropped and its partitions go to the others'),
       topics: z
         .object({
           pushRequests: z.number().int().min(1).max(1024).default(6).describe('partitions of push.requests'),

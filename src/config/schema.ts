@@ -212,6 +212,8 @@ export const envVariables = {
   },
   HERALD_BUS: { path: ['bus', 'kind'], type: 'string', help: 'memory (embedded default) or kafka' },
   HERALD_KAFKA_BROKERS: { path: ['bus', 'brokers'], type: 'list', help: 'Kafka brokers, host:port, comma-separated; selects Kafka' },
+  HERALD_KAFKA_TOPIC_PREFIX: { path: ['bus', 'topicPrefix'], type: 'string', help: 'put before topic and consumer group names (several deployments on one Kafka)' },
+  HERALD_KAFKA_SESSION_TIMEOUT_MS: { path: ['bus', 'sessionTimeoutMs'], type: 'int', help: 'a sender or fan-out silent this long loses its partitions to the others' },
   HERALD_PUSH_REQUEST_PARTITIONS: { path: ['bus', 'topics', 'pushRequests'], type: 'int', help: 'partitions of the push.requests topic when it is created' },
   HERALD_PUSH_TASK_PARTITIONS: { path: ['bus', 'topics', 'pushTasks'], type: 'int', help: 'partitions of the push.tasks topic when it is created' },
   HERALD_APP_ID: { path: ['app', 'id'], type: 'string', help: 'id of the single app' },

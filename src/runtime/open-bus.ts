@@ -14,7 +14,14 @@ export async function openBus(config: BusConfig, logger: Logger): Promise<Bus> {
   const bus =
     config.kind === 'memory'
       ? new MemoryBus({ logger: busLogger })
-      : new KafkaBus({ brokers: config.brokers ?? [], clientId: config.clientId, logger: busLogger });
+      : new KafkaBus({
+          brokers: config.brokers ?? [],
+          clientId: config.clientId,
+          logger: busLogger,
+          sessionTimeoutMs: config.sessionTimeoutMs,
+          // A third of the session timeout, as Kafka advises.
+          heartbeatIntervalMs: Math.floor(config.sessionTimeoutMs / 3),
+        });
   try {
     await bus.ensureTopics(topicSpecs(config));
   } catch (error) {

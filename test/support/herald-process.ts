@@ -6,7 +6,10 @@ const mainScript = resolve(import.meta.dirname, '../../src/main.ts');
 /** A Herald process started as `npm start` does. */
 export interface HeraldProcess {
   child: ChildProcess;
+  /** The api role's port; 0 for a process that runs no api role. */
   port: number;
+  /** The internal port (metrics, health) when HERALD_INTERNAL_PORT is set; else 0. */
+  internalPort: number;
   stdout(): string;
   /** SIGTERM, then answers the exit code. */
   stop(): Promise<number | null>;
@@ -16,8 +19,9 @@ export interface HeraldProcess {
 
 /**
  * Runs `node src/main.ts [args]` with `env` added to this process's
- * environment, and waits until its api listens (port 0: the kernel picks).
- * Rejects with the process's output when it exits first.
+ * environment, and waits until every role has started (its api, if it runs
+ * one, listens on a port the kernel picked). Rejects with the process's
+ * output when it exits first.
  */
 export function startHeraldProcess(env: Record<string, string>, args: string[] = []): Promise<HeraldProcess> {
   const child = spawn(process.execPath, [mainScript, ...args], {
@@ -30,19 +34,20 @@ export function startHeraldProcess(env: Record<string, string>, args: string[] =
   return new Promise((resolvePromise, reject) => {
     child.stdout?.on('data', (chunk: Buffer) => {
       out += chunk.toString();
+      if (!out.includes('"msg":"roles started"')) return;
       const match = /"port":(\d+)[^\n]*"msg":"api listening"/.exec(out);
-      if (match) {
-        resolvePromise({
-          child,
-          port: Number(match[1]),
-          stdout: () => out,
-          stop: () => {
-            child.kill('SIGTERM');
-            return exited;
-          },
-          kill: () => child.kill('SIGKILL'),
-        });
-      }
+      const internal = /"port":(\d+)[^\n]*"msg":"internal port listening/.exec(out);
+      resolvePromise({
+        child,
+        port: match === null ? 0 : Number(match[1]),
+        internalPort: internal === null ? 0 : Number(internal[1]),
+        stdout: () => out,
+        stop: () => {
+          child.kill('SIGTERM');
+          return exited;
+        },
+        kill: () => child.kill('SIGKILL'),
+      });
     });
     child.stderr?.on('data', (chunk: Buffer) => (err += chunk.toString()));
     void exited.then((code) => reject(new Error(`exited with ${code}: ${err}${out}`)));
