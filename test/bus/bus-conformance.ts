@@ -79,6 +79,20 @@ export function describeBusConformance(name: string, make: () => Promise<BusUnde
       await expect(subscribe(missing, newGroup(), () => Promise.resolve())).rejects.toBeInstanceOf(UnknownTopicError);
     });
 
+    it('reports the lag of a group: everything before it reads, nothing once it has committed all', async () => {
+      const topic = await newTopic(3);
+      const groupId = newGroup();
+      await bus.publish(topic, Array.from({ length: 7 }, (_, i) => ({ key: `k${i}`, value: `v${i}` })));
+      expect(await bus.lag(groupId, topic)).toBe(7);
+      const deliveries = new Deliveries();
+      await subscribe(topic, groupId, (message) => Promise.resolve(deliveries.record('a', message)));
+      await deliveries.count(7);
+      await vi.waitFor(async () => expect(await bus.lag(groupId, topic)).toBe(0), { timeout: 20_000, interval: 50 });
+      await bus.publish(topic, [{ key: 'late', value: 'x' }]);
+      await deliveries.count(8);
+      await vi.waitFor(async () => expect(await bus.lag(groupId, topic)).toBe(0), { timeout: 20_000, interval: 50 });
+    });
+
     it('delivers key, value and headers as published', async () => {
       const topic = await newTopic(2);
       const deliveries = new Deliveries();
