@@ -91,7 +91,8 @@ async function* shardPages(store: InstallationStore, appId: string, index: Insta
   }
 }
 
-function holdsIndex(installation: StoredObject, index: IndexRead): boolean {
+/** Whether an installation is in an index: subscribed to its channel, or of its device type. */
+export function holdsIndex(installation: StoredObject, index: IndexRead): boolean {
   if (index.kind === 'deviceType') return installation[InstallationField.deviceType] === index.deviceType;
   const channels = installation[InstallationField.channels];
   return Array.isArray(channels) && channels.includes(index.channel);

@@ -1,4 +1,5 @@
-import type { InstallationIndex } from '../core/ports/installation-store.ts';
+import type { DeviceKey, InstallationIndex } from '../core/ports/installation-store.ts';
+import type { IndexRead } from '../devices/installation-scan.ts';
 import type { PushSpec } from './push-spec.ts';
 
 /** On `push.requests`, keyed by the push's objectId: a push to fan out now. */
@@ -9,8 +10,10 @@ export interface PushRequestMessage {
 
 /** The part of the audience one task covers. */
 export type TaskScope =
-  /** One shard of one index; `skipChannels`: installations subscribed to any of these were covered by an earlier channel of the same push. */
-  | { kind: 'shard'; shard: number; index: InstallationIndex; skipChannels: string[] }
+  /** One shard of one index; installations also in one of `skip` were covered by an earlier index of the same push. */
+  | { kind: 'shard'; shard: number; index: InstallationIndex; skip: IndexRead[] }
+  /** The one installation a query pins by its device token or installationId. */
+  | { kind: 'lookup'; key: DeviceKey }
   /** A listed batch of device tokens (iOS) or installationIds (Android). */
   | { kind: 'devices'; ids: string[] };
 

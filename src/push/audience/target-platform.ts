@@ -1,12 +1,13 @@
 import type { StoredObject } from '../../core/ports/object-store.ts';
+import { holdsIndex, type IndexRead } from '../../devices/installation-scan.ts';
 import { matches } from '../../query/match.ts';
 import type { Condition } from '../../query/query.ts';
 import type { Platform } from '../requests/push-request.ts';
 
 export interface AudienceRules {
   where: Condition | null;
-  /** Channels of earlier parts of the plan (see `planAudience`). */
-  skipChannels: readonly string[];
+  /** Indexes of earlier parts of the plan: an installation in one of them was targeted there. */
+  skip: readonly IndexRead[];
   /** Installations saved before this time (ms) are idle: not targeted, not counted (SPEC.md, Limits). */
   activeSince: number;
 }
@@ -21,13 +22,6 @@ export function targetPlatform(installation: StoredObject, rules: AudienceRules)
   const type = installation.deviceType;
   if (type !== 'ios' && type !== 'android') return null;
   if (!(Date.parse(installation.updatedAt) >= rules.activeSince)) return null;
-  if (coveredEarlier(installation, rules.skipChannels)) return null;
+  if (rules.skip.some((index) => holdsIndex(installation, index))) return null;
   return matches(rules.where, installation) ? type : null;
-}
-
-/** Whether an installation read through a part belongs to an earlier part of the same plan. */
-export function coveredEarlier(installation: Readonly<Record<string, unknown>>, skipChannels: readonly string[]): boolean {
-  if (skipChannels.length === 0) return false;
-  const channels = installation.channels;
-  return Array.isArray(channels) && channels.some((channel) => typeof channel === 'string' && skipChannels.includes(channel));
 }

@@ -6,8 +6,8 @@ import type { BusMessage, OutgoingMessage } from '../../core/ports/bus.ts';
 import type { Store } from '../../core/ports/object-store.ts';
 import type { PushDoc } from '../../core/ports/push-store.ts';
 import { parseWhere } from '../../query/parse-query.ts';
-import { planAudience } from '../audience/audience-plan.ts';
-import { decodeRequest, encodeMessage, taskKey, type PushTaskMessage } from '../push-messages.ts';
+import { planInstallationScan, type ScanPlan } from '../../devices/installation-scan.ts';
+import { decodeRequest, encodeMessage, taskKey, type PushTaskMessage, type TaskScope } from '../push-messages.ts';
 import type { PushSpec } from '../push-spec.ts';
 import { RecordField, specOfRecord } from '../records/push-record.ts';
 import { devPushLimitMessage, exceedsDevPushLimit } from './dev-push-limit.ts';
@@ -85,22 +85,39 @@ export class FanOut {
       return tasks;
     }
     const where = parseWhere(target.where ?? undefined);
-    const plan = planAudience(where);
+    const plan = planInstallationScan(where);
     const installations = this.#deps.store.installations;
     if (spec.environment === 'dev' && target.platforms.includes('ios')) {
       const rules = { where, activeSince: now - this.#deps.idleMs };
       if (await exceedsDevPushLimit(installations, appId, plan, rules, this.#deps.sliceSize)) return 'over-dev-limit';
     }
-    return plan.flatMap((part, partIndex) =>
-      Array.from({ length: installations.shardCount }, (_, shard) => ({
-        ...base,
-        taskId: plan.length === 1 ? `s${shard}` : `p${partIndex}.s${shard}`,
-        scope: { kind: 'shard' as const, shard, index: part.index, skipChannels: part.skipChannels },
-      })),
-    );
+    return taskScopes(plan, installations.shardCount).map(({ taskId, scope }) => ({ ...base, taskId, scope }));
   }
 
   async #settle(appId: string, record: PushDoc, fields: Record<string, unknown>): Promise<void> {
     await this.#deps.store.pushes.setFields(appId, record.objectId, fields, isoTime(this.#deps.clock.now()));
+  }
+}
+
+/**
+ * The tasks of a query push: one per shard of each index the plan reads (an
+ * installation in an earlier index is skipped by the later ones), one lookup
+ * when the query pins a single device, none when it can match nothing.
+ */
+export function taskScopes(plan: ScanPlan, shardCount: number): { taskId: string; scope: TaskScope }[] {
+  switch (plan.kind) {
+    case 'none':
+      return [];
+    case 'device':
+      return [{ taskId: 'device', scope: { kind: 'lookup', key: plan.key } }];
+    case 'all':
+      return Array.from({ length: shardCount }, (_, shard) => ({ taskId: `s${shard}`, scope: { kind: 'shard', shard, index: { kind: 'all' }, skip: [] } }));
+    case 'indexes':
+      return plan.indexes.flatMap((index, part) =>
+        Array.from({ length: shardCount }, (_, shard) => ({
+          taskId: `p${part}.s${shard}`,
+          scope: { kind: 'shard' as const, shard, index, skip: plan.indexes.slice(0, part) },
+        })),
+      );
   }
 }

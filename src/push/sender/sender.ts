@@ -5,6 +5,7 @@ import type { Logger } from '../../core/logger.ts';
 import type { BusMessage, HandlerContext, OutgoingMessage } from '../../core/ports/bus.ts';
 import { appKey } from '../../core/ports/coordination.ts';
 import type { TokenBuckets } from '../../core/ports/token-buckets.ts';
+import type { DeviceKey } from '../../core/ports/installation-store.ts';
 import type { StoredObject, Store } from '../../core/ports/object-store.ts';
 import { targetPlatform } from '../audience/target-platform.ts';
 import { decodeTask, encodeMessage, sliceKey, taskKey, type PushTaskMessage } from '../push-messages.ts';
@@ -93,16 +94,21 @@ export class Sender {
     }
     const counts = new SliceCounts();
     const slice: SliceContext = { appId, spec: task.spec, prepared: this.#prepared.get(pushId, task.spec), counts, signal };
-    const end = task.scope.kind === 'devices' ? await this.#deviceSlice(task, task.scope.ids, slice) : await this.#shardSlice(task, slice);
+    const end =
+      task.scope.kind === 'devices'
+        ? await this.#deviceSlice(task, task.scope.ids, slice)
+        : task.scope.kind === 'lookup'
+          ? await this.#lookupSlice(task, task.scope.key, slice)
+          : await this.#shardSlice(task, slice);
     await pushes.recordSlice(appId, pushId, { sliceKey: sliceKey(task), counts: counts.toCounts(), final: end.next === null, next: end.next });
     if (end.next !== null) await this.#continue(task, end.next, false);
   }
 
   async #shardSlice(task: PushTaskMessage, slice: SliceContext): Promise<SliceEnd> {
     if (task.scope.kind !== 'shard') throw new Error('not a shard task');
-    const { shard, index, skipChannels } = task.scope;
+    const { shard, index, skip } = task.scope;
     const page = await this.#deps.store.installations.scanShard(task.appId, { shard, index, after: task.cursor, limit: this.#deps.sliceSize });
-    const rules = { where: slice.prepared.where, skipChannels, activeSince: this.#deps.clock.now() - this.#deps.idleMs };
+    const rules = { where: slice.prepared.where, skip, activeSince: this.#deps.clock.now() - this.#deps.idleMs };
     const targets: Target[] = [];
     for (const installation of page.installations) {
       const platform = targetPlatform(installation, rules);
@@ -112,6 +118,17 @@ export class Sender {
     if (sent === targets.length) return { next: page.next };
     // Paced out: the next slice starts after the last installation handed to a gateway.
     return { next: sent === 0 ? (task.cursor ?? '') : (targets[sent - 1]?.id ?? null) };
+  }
+
+  /** A query that pins one device by its token or installationId: one read, and the same rules as a shard. */
+  async #lookupSlice(task: PushTaskMessage, key: DeviceKey, slice: SliceContext): Promise<SliceEnd> {
+    const installation = await this.#deps.store.installations.findByDevice(task.appId, key);
+    const rules = { where: slice.prepared.where, skip: [], activeSince: this.#deps.clock.now() - this.#deps.idleMs };
+    const platform = installation === null ? null : targetPlatform(installation, rules);
+    if (installation === null || platform === null) return { next: null };
+    const sent = await this.#deliver(task, slice, [{ installation, id: installation.objectId, platform }]);
+    if (sent < 1) throw slice.signal.reason ?? new Error('lookup slice stopped before its end');
+    return { next: null };
   }
 
   async #deviceSlice(task: PushTaskMessage, ids: string[], slice: SliceContext): Promise<SliceEnd> {
