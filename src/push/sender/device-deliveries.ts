@@ -34,6 +34,9 @@ export interface SliceContext {
 
 const environments: Record<PushSpec['environment'], ApnsEnvironment> = { prod: 'production', dev: 'development' };
 
+/** The outcome of a delivery whose push expired before it could be sent; counted like the sender's own `Expired`. */
+const expired: DeliveryOutcome = Object.freeze({ kind: 'failed', reason: 'Expired' });
+
 /**
  * Sends one push to one device through its gateway, resending what the
  * gateway says may be resent (`deliverWithRetry`), counts the final outcome,
@@ -83,10 +86,27 @@ export class DeviceDeliveries {
   }
 
   async #send<D>(slice: SliceContext, platform: 'ios' | 'android', client: GatewayClient<D>, delivery: D, installation: StoredObject | null): Promise<void> {
-    const outcome = await deliverWithRetry(client, delivery, { policy: this.#deps.retry, metrics: this.#deps.gatewayMetrics, signal: slice.signal });
+    const outcome = await deliverWithRetry(this.#unlessExpired(slice, client), delivery, {
+      policy: this.#deps.retry,
+      metrics: this.#deps.gatewayMetrics,
+      signal: slice.signal,
+    });
     slice.counts.add(platform, outcome);
     this.#deps.metrics.delivery(client.gateway, outcome.kind);
     if (outcome.kind === 'invalid-token' && outcome.unregistered && installation !== null) await this.#forget(slice.appId, installation, outcome);
+  }
+
+  /**
+   * The client, but answering `Expired` without sending once the push has
+   * expired (SPEC.md: expired messages are never sent): a resend after a
+   * timeout, or a send that waited for flow_control tokens, can come after
+   * the expiry the slice checked when it started.
+   */
+  #unlessExpired<D>(slice: SliceContext, client: GatewayClient<D>): GatewayClient<D> {
+    const { expiresAt } = slice.spec;
+    if (expiresAt === null) return client;
+    const clock = this.#deps.clock;
+    return { gateway: client.gateway, send: (delivery) => (clock.now() >= expiresAt ? Promise.resolve(expired) : client.send(delivery)) };
   }
 
   #notSent(slice: SliceContext, gateway: GatewayName, reason: string): void {
