@@ -198,7 +198,7 @@ export class Sender {
     else await this.#deps.deliveries.toIos(slice, token, installation);
   }
 
-  /** Tokens for up to `wanted` deliveries, waiting for the bucket until `deadline`; 0 when it did not refill in time. */
+  /** Tokens for up to `wanted` deliveries, waiting for the bucket until `deadline`; 0 when it did not refill in time or the push was cancelled meanwhile. */
   async #tokens(task: PushTaskMessage, rate: number, wanted: number, deadline: number): Promise<number> {
     const key = appKey(task.appId, 'push-rate', task.pushId);
     for (;;) {
@@ -208,6 +208,8 @@ export class Sender {
       const pause = Math.min(grant.retryAfterMs, deadline - now);
       if (pause <= 0) return 0;
       await wait(pause);
+      // A push cancelled while its slice waited for its turn sends nothing more (DELETE /1.1/notifications).
+      if (!(await this.#live(task.appId, task.pushId))) return 0;
     }
   }
 
