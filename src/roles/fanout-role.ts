@@ -27,7 +27,7 @@ export class FanOutRole implements Role {
       idleMs: config.push.idleInstallationDays * dayMs,
     });
     const groupId = `${config.bus.topicPrefix}herald-fanout`;
-    this.#subscription = await bus.subscribe({ groupId, topics: [topics.requests], handler: (message) => fanOut.handle(message), concurrency: 4 });
+    this.#subscription = await bus.subscribe({ groupId, topics: [topics.requests], handler: (message, context) => fanOut.handle(message, context), concurrency: 4 });
     metrics.addLagReader(async () => [{ group: groupId, topic: topics.requests, lag: await bus.lag(groupId, topics.requests) }]);
   }
 

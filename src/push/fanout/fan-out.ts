@@ -2,13 +2,14 @@ import type { PushTopics } from '../../bus/topics.ts';
 import type { Clock } from '../../core/clock.ts';
 import { isoTime } from '../../core/clock.ts';
 import type { Logger } from '../../core/logger.ts';
-import type { BusMessage, OutgoingMessage } from '../../core/ports/bus.ts';
+import type { BusMessage, HandlerContext, OutgoingMessage } from '../../core/ports/bus.ts';
 import type { Store } from '../../core/ports/object-store.ts';
 import type { PushDoc } from '../../core/ports/push-store.ts';
 import { parseWhere } from '../../query/parse-query.ts';
 import { planInstallationScan, type ScanPlan } from '../../devices/installation-scan.ts';
 import { decodeRequest, encodeMessage, taskKey, type PushTaskMessage, type TaskScope } from '../push-messages.ts';
 import type { PushSpec } from '../push-spec.ts';
+import { giveUpPush, worthRetrying } from '../give-up.ts';
 import { RecordField, specOfRecord } from '../records/push-record.ts';
 import { devPushLimitMessage, exceedsDevPushLimit } from './dev-push-limit.ts';
 
@@ -43,13 +44,23 @@ export class FanOut {
     this.#deps = deps;
   }
 
-  async handle(message: BusMessage): Promise<void> {
+  async handle(message: BusMessage, context?: HandlerContext): Promise<void> {
     const request = decodeRequest(message.value);
     if (request === null) {
       this.#deps.logger.error({ topic: message.topic, offset: message.offset }, 'unreadable push request skipped');
       return;
     }
-    const { appId, pushId } = request;
+    try {
+      await this.#fanOut(request.appId, request.pushId);
+    } catch (error) {
+      // An outage or a rebalance: the bus offers the request again. A fault: the push is settled as failed.
+      if (worthRetrying(error, context?.signal)) throw error;
+      const { store, clock, logger } = this.#deps;
+      await giveUpPush({ pushes: store.pushes, clock, logger }, request, error);
+    }
+  }
+
+  async #fanOut(appId: string, pushId: string): Promise<void> {
     const record = await this.#deps.store.pushes.getRecord(appId, pushId);
     if (record === null || typeof record[RecordField.expectedTasks] === 'number' || record.status === 'Error') return;
     const spec = specOfRecord(record);

@@ -8,6 +8,7 @@ import type { TokenBuckets } from '../../core/ports/token-buckets.ts';
 import type { DeviceKey } from '../../core/ports/installation-store.ts';
 import type { StoredObject, Store } from '../../core/ports/object-store.ts';
 import { targetPlatform } from '../audience/target-platform.ts';
+import { giveUpPush, worthRetrying } from '../give-up.ts';
 import { decodeTask, encodeMessage, sliceKey, taskKey, type PushTaskMessage } from '../push-messages.ts';
 import type { Platform } from '../requests/push-request.ts';
 import type { DeviceDeliveries, SliceContext } from './device-deliveries.ts';
@@ -78,6 +79,11 @@ export class Sender {
     this.#deps.metrics.sliceStarted();
     try {
       await this.#slice(task, context.signal);
+    } catch (error) {
+      // An outage or a rebalance: the bus offers the slice again. A fault: the push is settled as failed.
+      if (worthRetrying(error, context.signal)) throw error;
+      const { store, clock, logger } = this.#deps;
+      await giveUpPush({ pushes: store.pushes, clock, logger }, { appId: task.appId, pushId: task.pushId, sliceKey: sliceKey(task) }, error);
     } finally {
       this.#deps.metrics.sliceEnded();
     }

@@ -1,0 +1,34 @@
+import { isoTime, type Clock } from '../core/clock.ts';
+import { HeraldError } from '../core/errors.ts';
+import type { Logger } from '../core/logger.ts';
+import type { PushStore } from '../core/ports/push-store.ts';
+
+/**
+ * Whether a failed handler should be tried again: an outage of a backing
+ * service (every adapter reports one as a retryable `HeraldError`), or a
+ * rebalance taking the partition away. Anything else is a fault that the same
+ * message will hit again, forever.
+ */
+export function worthRetrying(error: unknown, signal: AbortSignal | undefined): boolean {
+  if (signal?.aborted === true) return true;
+  return error instanceof HeraldError && error.retryable;
+}
+
+/**
+ * Settles a push whose work can never succeed, so that its message is
+ * committed instead of being offered again forever: the record says `Error`
+ * with the reason, and the failed slice counts as the end of its task.
+ */
+export async function giveUpPush(
+  deps: { pushes: PushStore; clock: Clock; logger: Logger },
+  push: { appId: string; pushId: string; sliceKey?: string },
+  error: unknown,
+): Promise<void> {
+  const reason = error instanceof Error ? error.message : String(error);
+  deps.logger.error({ err: error, app: push.appId, push: push.pushId }, 'push work that cannot succeed was given up');
+  if (push.sliceKey !== undefined) {
+    const counts = { devices: 0, successes: 0, errors: 0, invalidTokens: 0, iosSuccesses: 0, androidSuccesses: 0, errorReasons: {} };
+    await deps.pushes.recordSlice(push.appId, push.pushId, { sliceKey: push.sliceKey, counts, final: true, next: null });
+  }
+  await deps.pushes.setFields(push.appId, push.pushId, { status: 'Error', errorMessage: `Sending failed: ${reason}` }, isoTime(deps.clock.now()));
+}
