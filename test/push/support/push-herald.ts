@@ -21,6 +21,8 @@ export interface PushHeraldOptions {
   /** The app's push credentials; default token auth at the fake APNs and the fake FCM. */
   appPush?: (fakes: PushGatewayFakes) => RawApp['push'];
   extraApps?: (fakes: PushGatewayFakes) => RawApp[];
+  /** The store; default the harness's (SQLite, or Cassandra in the distributed run). */
+  store?: TestHeraldOptions['store'];
 }
 
 /** A Herald on a manual clock, with a fake APNs and a fake FCM sharing that clock. */
@@ -67,6 +69,7 @@ export async function startPushHerald(options: PushHeraldOptions = {}): Promise<
       engine: fakes.engine(quickEngine(options.engine)),
       ...(options.settings === undefined ? {} : { settings: options.settings }),
       ...(options.extraApps === undefined ? {} : { extraApps: options.extraApps(fakes) }),
+      ...(options.store === undefined ? {} : { store: options.store }),
     });
   } catch (error) {
     await fakes.close();
@@ -85,10 +88,12 @@ export async function startPushHerald(options: PushHeraldOptions = {}): Promise<
     send: (body, requestOptions = {}) => h.request('POST', '/1.1/push', { master: true, ...requestOptions, body }),
     sendToDevices: (body, requestOptions = {}) => h.request('POST', '/1.1/push/devices', { master: true, ...requestOptions, body }),
     record,
-    settled: async (objectId, timeoutMs = 15_000) => {
-      await expect.poll(async () => (await record(objectId))?.status, { timeout: timeoutMs, interval: 20 }).toMatch(/^(done|Error)$/);
-      return (await record(objectId)) as Json;
-    },
+    settled: (objectId, timeoutMs = 15_000) =>
+      readUntil(
+        () => record(objectId),
+        (read) => read?.status === 'done' || read?.status === 'Error',
+        { timeoutMs, what: `push ${objectId} to be done` },
+      ) as Promise<Json>,
     recordCount: async () => {
       const res = await h.request('GET', '/1.1/notifications?count=1&limit=0', { master: true });
       expect(res.status, JSON.stringify(res.body)).toBe(200);
@@ -105,6 +110,20 @@ export async function startPushHerald(options: PushHeraldOptions = {}): Promise<
       await fakes.close();
     },
   };
+}
+
+/**
+ * Reads until `done` holds and answers that reading; fails after `timeoutMs`
+ * with the last one. Unlike `expect.poll` it also works in hooks.
+ */
+export async function readUntil<T>(read: () => Promise<T>, done: (value: T) => boolean, options: { timeoutMs?: number; what: string }): Promise<T> {
+  const deadline = performance.now() + (options.timeoutMs ?? 15_000);
+  for (;;) {
+    const value = await read();
+    if (done(value)) return value;
+    if (performance.now() > deadline) throw new Error(`waited for ${options.what}; last read ${JSON.stringify(value)}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
 }
 
 /** An iOS installation document for `seed`, saved at `savedAt` (ms), with device token `n`. */
