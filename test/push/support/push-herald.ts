@@ -23,6 +23,8 @@ export interface PushHeraldOptions {
   extraApps?: (fakes: PushGatewayFakes) => RawApp[];
   /** The store; default the harness's (SQLite, or Cassandra in the distributed run). */
   store?: TestHeraldOptions['store'];
+  /** Roles to run, e.g. `api,fanout,sender` for no scheduler; default all. */
+  role?: string;
 }
 
 /** A Herald on a manual clock, with a fake APNs and a fake FCM sharing that clock. */
@@ -70,6 +72,7 @@ export async function startPushHerald(options: PushHeraldOptions = {}): Promise<
       ...(options.settings === undefined ? {} : { settings: options.settings }),
       ...(options.extraApps === undefined ? {} : { extraApps: options.extraApps(fakes) }),
       ...(options.store === undefined ? {} : { store: options.store }),
+      ...(options.role === undefined ? {} : { role: options.role }),
     });
   } catch (error) {
     await fakes.close();
@@ -104,7 +107,16 @@ export async function startPushHerald(options: PushHeraldOptions = {}): Promise<
       expect(res.status, JSON.stringify(res.body)).toBeLessThan(300);
       return res.body.objectId as string;
     },
-    seed: (installations) => h.herald.runtime.store.installations.insertMany(h.app.id, installations),
+    seed: async (installations) => {
+      // A few batches at once: Cassandra writes each installation with lightweight transactions, one at a time per batch.
+      const store = h.herald.runtime.store.installations;
+      const batches: StoredObject[][] = [];
+      for (let start = 0; start < installations.length; start += 2500) batches.push(installations.slice(start, start + 2500));
+      const worker = async () => {
+        for (let batch = batches.shift(); batch !== undefined; batch = batches.shift()) await store.insertMany(h.app.id, batch);
+      };
+      await Promise.all([worker(), worker(), worker(), worker()]);
+    },
     close: async () => {
       await h.close();
       await fakes.close();
