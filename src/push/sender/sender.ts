@@ -204,18 +204,21 @@ export class Sender {
     else await this.#deps.deliveries.toIos(slice, token, installation);
   }
 
-  /** Tokens for up to `wanted` deliveries, waiting for the bucket until `deadline`; 0 when it did not refill in time or the push was cancelled meanwhile. */
+  /**
+   * Tokens for up to `wanted` deliveries, waiting for the bucket until `deadline`;
+   * 0 when it did not refill in time or the push was cancelled meanwhile.
+   */
   async #tokens(task: PushTaskMessage, rate: number, wanted: number, deadline: number): Promise<number> {
     const key = appKey(task.appId, 'push-rate', task.pushId);
     for (;;) {
       const now = this.#deps.clock.now();
       const grant = await this.#deps.buckets.takeTokens(key, { ratePerSecond: rate, burst: rate, requested: wanted, now });
-      if (grant.granted > 0) return grant.granted;
+      // A push cancelled while its slice waited for its turn sends nothing more (DELETE /1.1/notifications).
+      // Asked after the grant: the grant may come because time moved on since the slice last looked.
+      if (grant.granted > 0) return (await this.#live(task.appId, task.pushId)) ? grant.granted : 0;
       const pause = Math.min(grant.retryAfterMs, deadline - now);
       if (pause <= 0) return 0;
       await wait(pause);
-      // A push cancelled while its slice waited for its turn sends nothing more (DELETE /1.1/notifications).
-      if (!(await this.#live(task.appId, task.pushId))) return 0;
     }
   }
 
