@@ -177,7 +177,9 @@ export class Sender {
     const rate = task.scope.kind === 'shard' ? task.spec.flowControl : null;
     const sending: Promise<void>[] = [];
     let handed = 0;
-    const deadline = this.#deps.clock.now() + (this.#deps.maxPaceWaitMs ?? 2000);
+    // On the process's monotonic timer, not the engine clock: this bounds how long the handler holds its
+    // partition, which the bus counts in real time (a Kafka member fetches again only when its batches are done).
+    const deadline = performance.now() + (this.#deps.maxPaceWaitMs ?? 2000);
     while (handed < targets.length && !slice.signal.aborted) {
       const granted = rate === null ? targets.length - handed : await this.#tokens(task, rate, targets.length - handed, deadline);
       if (granted === 0) break;
@@ -205,7 +207,7 @@ export class Sender {
   }
 
   /**
-   * Tokens for up to `wanted` deliveries, waiting for the bucket until `deadline`;
+   * Tokens for up to `wanted` deliveries, waiting for the bucket until `deadline` (`performance.now()`);
    * 0 when it did not refill in time or the push was cancelled meanwhile.
    */
   async #tokens(task: PushTaskMessage, rate: number, wanted: number, deadline: number): Promise<number> {
@@ -216,7 +218,7 @@ export class Sender {
       // A push cancelled while its slice waited for its turn sends nothing more (DELETE /1.1/notifications).
       // Asked after the grant: the grant may come because time moved on since the slice last looked.
       if (grant.granted > 0) return (await this.#live(task.appId, task.pushId)) ? grant.granted : 0;
-      const pause = Math.min(grant.retryAfterMs, deadline - now);
+      const pause = Math.min(grant.retryAfterMs, deadline - performance.now());
       if (pause <= 0) return 0;
       await wait(pause);
     }
