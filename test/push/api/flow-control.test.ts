@@ -1,0 +1,98 @@
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { partitionForKey } from '../../../src/bus/key-partition.ts';
+import type { TokenGrant, TokenRequest } from '../../../src/core/ports/token-buckets.ts';
+import { deviceToken } from '../../support/gateways/gateway-fixtures.ts';
+import { iosInstallation, pacedCoordination, startPushHerald, uniqueName, type PushHerald } from '../support/push-herald.ts';
+
+let p: PushHerald;
+/** Token requests the bucket could not fill: the sender asked for more and was held back. */
+let refusals = 0;
+
+beforeAll(async () => {
+  // One shard: a query push is one task, on one partition of push.tasks.
+  p = await startPushHerald({ engine: { installationShards: 1, sliceSize: 100 }, coordination: pacedCoordination });
+  const coord = p.h.herald.runtime.coord;
+  const takeTokens = coord.takeTokens.bind(coord);
+  coord.takeTokens = async (key: string, request: TokenRequest): Promise<TokenGrant> => {
+    const grant = await takeTokens(key, request);
+    if (grant.granted < request.requested) refusals += 1;
+    return grant;
+  };
+});
+afterAll(async () => {
+  await p?.close();
+});
+
+/** Seeds `count` iOS devices numbered from `first` in a channel of their own. */
+async function seedChannel(count: number, first: number): Promise<{ devices: number[]; channel: string }> {
+  const channel = uniqueName('paced');
+  const devices = Array.from({ length: count }, (_, n) => first + n);
+  await p.seed(devices.map((n) => iosInstallation(n, p.clock.now(), { channels: [channel] })));
+  return { devices, channel };
+}
+
+/** Devices among `devices` the fake APNs accepted the push for. */
+function reached(devices: number[]): number {
+  return devices.filter((n) => p.fakes.apns.log.countOf(deviceToken(n)) > 0).length;
+}
+
+/** Resolves once the sender has asked the bucket again and been refused: it is held by the rate, not slow. */
+async function heldBack(): Promise<void> {
+  const before = refusals;
+  await expect.poll(() => refusals, { timeout: 10_000, interval: 10 }).toBeGreaterThanOrEqual(before + 2);
+}
+
+it('never delivers more than rate × elapsed + burst, so 2,500 devices at 1000/s take 1.5 s of the engine’s time', async () => {
+  const { devices, channel } = await seedChannel(2500, 10_000);
+  const rate = 1000;
+  const burst = rate;
+  const stepMs = 100;
+  const res = await p.send({ channels: [channel], data: { alert: 'Paced' }, flow_control: 1000 });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+
+  let elapsed = 0;
+  for (;;) {
+    const allowance = Math.min(devices.length, burst + (rate * elapsed) / 1000);
+    await expect.poll(() => reached(devices), { timeout: 10_000, interval: 10 }).toBe(allowance);
+    if (allowance === devices.length) break;
+    await heldBack();
+    expect(reached(devices)).toBe(allowance);
+    expect((await p.record(res.body.objectId))?.status).toBe('in-queue');
+    p.clock.advance(stepMs);
+    elapsed += stepMs;
+  }
+  expect(elapsed).toBe(1500);
+  expect(await p.settled(res.body.objectId)).toMatchObject({ status: 'done', devices: 2500, successes: 2500 });
+  expect(p.fakes.apns.log.duplicates).toBe(0);
+});
+
+it('lets other pushes through while a rate-limited one waits for its turn', async () => {
+  const { devices, channel } = await seedChannel(1500, 20_000);
+  const paced = await p.send({ channels: [channel], data: { alert: 'Slow' }, flow_control: 1000 });
+  expect(paced.status, JSON.stringify(paced.body)).toBe(201);
+  await expect.poll(() => reached(devices), { timeout: 10_000 }).toBe(1000);
+  await heldBack();
+
+  // Pushes whose task lands on another partition than the waiting one go out at once.
+  const partitions = p.h.herald.runtime.config.bus.topics.pushTasks;
+  const held = partitionForKey(`${paced.body.objectId}/s0`, partitions);
+  const others: { objectId: string; token: string }[] = [];
+  for (let n = 0; others.length < 3 && n < 50; n += 1) {
+    const token = deviceToken(30_000 + n);
+    const res = await p.sendToDevices({ device_type: 'ios', device_ids: [token], data: { alert: 'Quick' } });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    if (partitionForKey(`${res.body.objectId}/d0`, partitions) !== held) others.push({ objectId: res.body.objectId as string, token });
+  }
+  expect(others).toHaveLength(3);
+  for (const other of others) {
+    expect(await p.settled(other.objectId)).toMatchObject({ status: 'done', successes: 1 });
+    expect(p.fakes.apns.deliveriesTo(other.token)).toHaveLength(1);
+  }
+  expect((await p.record(paced.body.objectId))?.status).toBe('in-queue');
+  expect(reached(devices)).toBe(1000);
+
+  // And the paced one finishes once its time has come.
+  p.clock.advance(500);
+  await expect.poll(() => reached(devices), { timeout: 10_000 }).toBe(1500);
+  expect(await p.settled(paced.body.objectId)).toMatchObject({ status: 'done', successes: 1500 });
+});
