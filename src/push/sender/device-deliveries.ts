@@ -1,4 +1,5 @@
 import type { Clock } from '../../core/clock.ts';
+import { PreconditionFailedError } from '../../core/errors.ts';
 import type { Logger } from '../../core/logger.ts';
 import type { InstallationStore } from '../../core/ports/installation-store.ts';
 import type { StoredObject } from '../../core/ports/object-store.ts';
@@ -129,20 +130,40 @@ export class DeviceDeliveries {
   /**
    * `badge: "Increment"`: APNs cannot add to a badge, so the installation
    * keeps the count; it goes up by one per push, without touching the
-   * `updatedAt` that measures when the device last opened the app.
+   * `updatedAt` that measures when the device last opened the app. The write
+   * keeps the `updatedAt` it read, so it applies only while that is still the
+   * stored one: a device saved meanwhile is read again, or its newer
+   * `updatedAt` would be put back to the older one (and idle sweeps and token
+   * cleanup would take it for unchanged).
    */
   async #incrementedBadge(slice: SliceContext, installation: StoredObject | null): Promise<number> {
     if (installation === null) return 1;
-    try {
-      const updated = await this.#deps.installations.update(slice.appId, installation.objectId, [{ op: 'increment', path: ['badge'], amount: 1 }], {
-        updatedAt: installation.updatedAt,
-      });
-      const badge = updated?.badge;
-      if (typeof badge === 'number' && Number.isSafeInteger(badge) && badge > 0) return badge;
-    } catch (error) {
-      // A badge that is not a number (written by a client) cannot be counted up; the device gets 1.
-      this.#deps.logger.debug({ err: error, app: slice.appId, installation: installation.objectId }, 'badge not incremented');
+    let current: StoredObject | null = installation;
+    for (let attempt = 0; attempt < 3 && current !== null; attempt += 1) {
+      const { objectId, updatedAt } = current;
+      try {
+        const updated = await this.#deps.installations.update(
+          slice.appId,
+          objectId,
+          [
+            { op: 'expect', path: ['updatedAt'], value: updatedAt },
+            { op: 'increment', path: ['badge'], amount: 1 },
+          ],
+          { updatedAt },
+        );
+        const badge = updated?.badge;
+        if (typeof badge === 'number' && Number.isSafeInteger(badge) && badge > 0) return badge;
+        break;
+      } catch (error) {
+        if (error instanceof PreconditionFailedError) {
+          current = await this.#deps.installations.get(slice.appId, objectId);
+          continue;
+        }
+        // A badge that is not a number (written by a client) cannot be counted up; the device gets 1.
+        this.#deps.logger.debug({ err: error, app: slice.appId, installation: objectId }, 'badge not incremented');
+        break;
+      }
     }
-    return nextBadge(installation.badge);
+    return nextBadge((current ?? installation).badge);
   }
 }
