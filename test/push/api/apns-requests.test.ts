@@ -122,6 +122,31 @@ describe('badge Increment', () => {
     expect(after.body.updatedAt).toBe(before.body.updatedAt);
   });
 
+  it('keeps the updatedAt of a device saved again while its badge was being counted', async () => {
+    const objectId = await p.saveInstallation({ deviceType: 'ios', deviceToken: deviceToken(32), badge: 5 });
+    const installations = p.h.herald.runtime.store.installations;
+    const update = installations.update.bind(installations);
+    let resavedAt: string | undefined;
+    // The device opens the app between the sender's read of it and the badge write.
+    installations.update = async (appId, id, ops, options) => {
+      if (resavedAt === undefined && ops.some((op) => op.op === 'increment' && op.path[0] === 'badge')) {
+        p.clock.advance(60_000);
+        const resave = await p.h.request('POST', '/1.1/installations', { body: { deviceType: 'ios', deviceToken: deviceToken(32) } });
+        resavedAt = resave.body.updatedAt as string;
+      }
+      return update(appId, id, ops, options);
+    };
+    try {
+      const request = await sendToInstallation(32, { data: { alert: 'Raced', badge: 'Increment' } });
+      expect((payloadOf(request).aps as Record<string, unknown>).badge).toBe(6);
+    } finally {
+      installations.update = update;
+    }
+    const after = await p.h.request('GET', `/1.1/installations/${objectId}`);
+    expect(resavedAt).toBeDefined();
+    expect(after.body).toMatchObject({ badge: 6, updatedAt: resavedAt });
+  });
+
   it('sends 1 to a listed token that has no installation', async () => {
     const request = await sendTo(31, { data: { alert: 'Hi', badge: 'Increment' } });
     expect((payloadOf(request).aps as Record<string, unknown>).badge).toBe(1);
