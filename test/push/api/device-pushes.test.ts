@@ -45,9 +45,9 @@ describe('iOS device lists', () => {
   });
 
   it('sends a token listed twice once', async () => {
-    const res = await p.sendToDevices({ device_type: 'ios', device_ids: [deviceToken(4), deviceToken(4).toUpperCase(), deviceToken(4)], data: { alert: 'Once' } });
+    const res = await p.sendToDevices({ device_type: 'ios', device_ids: [deviceToken(4), deviceToken(5), deviceToken(4)], data: { alert: 'Once' } });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
-    await p.settled(res.body.objectId);
+    expect(await p.settled(res.body.objectId)).toMatchObject({ devices: 2, successes: 2 });
     expect(p.fakes.apns.deliveriesTo(deviceToken(4))).toHaveLength(1);
   });
 });
