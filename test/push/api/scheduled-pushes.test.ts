@@ -102,6 +102,23 @@ it('cancels a waiting push: {} answered, record gone, nothing ever delivered', a
   expect(again.body.code).toBe(101);
 });
 
+it('cancels a waiting push through DELETE /1.1/notifications/<notification_id> too', async () => {
+  await p.saveInstallation({ deviceType: 'ios', deviceToken: deviceToken(5), channels: ['cancelled-by-id'] });
+  const res = await p.send({ channels: ['cancelled-by-id'], data: { alert: 'Never either' }, push_time: at(p.clock.now() + 2 * minute), notification_id: 'bynid1' });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  const listed = await p.h.request('GET', '/1.1/notifications/bynid1', { master: true });
+  expect(listed.body).toMatchObject({ status: 'scheduled', objectId: res.body.objectId });
+
+  const deleted = await p.h.request('DELETE', '/1.1/notifications/bynid1', { master: true });
+  expect(deleted.status).toBe(200);
+  expect(deleted.body).toEqual({});
+  expect((await scheduledList()).map((entry) => (entry.push_msg as Record<string, unknown>).id)).not.toContain(res.body.objectId);
+
+  p.clock.advance(3 * minute);
+  await rounds.completed();
+  expect(p.fakes.apns.log.requestsTo(deviceToken(5))).toHaveLength(0);
+});
+
 it('answers 404 with code 101 for an unknown id', async () => {
   for (const id of ['12345', 'not-a-number']) {
     const res = await p.h.request('DELETE', `/1.1/scheduledPushMessages/${id}`, { master: true });
