@@ -7,8 +7,8 @@
  * `--android` share, each in its own process), sends one broadcast and
  * reports deliveries/s, the time to the first and last delivery, Herald's
  * CPU seconds and peak RSS, and whether every device got exactly one
- * notification. Beside each run it measures the fake APNs's ceiling with
- * h2load and prints Herald's rate as a share of it. Results go to
+ * notification. Before and after each run it measures the fake APNs's
+ * ceiling with h2load and prints Herald's rate as a share of their mean. Results go to
  * bench/results/push-<store>[-android].json.
  */
 import { randomBytes } from 'node:crypto';
@@ -21,9 +21,9 @@ import type { RawConfig } from '../src/config/schema.ts';
 import { benchBackends, benchStores, type BenchStore } from './push/bench-backends.ts';
 import { BenchGateways } from './push/bench-gateways.ts';
 import { startBenchHerald, type BenchApp } from './push/bench-herald.ts';
-import { followBroadcast } from './push/follow-broadcast.ts';
+import { followBroadcast, type BroadcastResult } from './push/follow-broadcast.ts';
 import { measureCeiling, type CeilingSettings } from './push/h2load-ceiling.ts';
-import { medianOf, recordCounts, runTable, targetLines, type PushRun } from './push/push-report.ts';
+import { medianOf, pushRun, recordCounts, runTable, targetLines, type PushRun } from './push/push-report.ts';
 import { seedInstallations } from './push/seed-installations.ts';
 
 const { values } = parseArgs({
@@ -116,18 +116,24 @@ async function main(): Promise<void> {
 
     const runs: PushRun[] = [];
     for (let index = 0; index < repeat; index += 1) {
-      const ceiling = await measureCeiling(gateways, data, ceilingSettings);
-      out(`run ${index + 1}/${repeat}: h2load ceiling ${ceiling.requestsPerSecond.toLocaleString('en-US')} req/s (-c ${ceiling.connections} -m ${ceiling.streams}, ${ceiling.seconds} s)`);
+      const before = await measureCeiling(gateways, data, ceilingSettings);
+      out(`run ${index + 1}/${repeat}: h2load ceiling ${before.requestsPerSecond.toLocaleString('en-US')} req/s (-c ${before.connections} -m ${before.streams}, ${before.seconds} s)`);
       const herald = await startBenchHerald(raw, profileDir === undefined ? {} : { profileDir });
       let profile: string | undefined;
+      let broadcast: BroadcastResult;
       try {
-        const broadcast = await followBroadcast(herald, app, gateways, data, devices);
+        const settled = await herald.settle();
+        if (settled > 2) out(`Herald was busy for ${settled.toFixed(1)} s after start (the scheduler's first sweep reads every installation)`);
+        broadcast = await followBroadcast(herald, app, gateways, data, devices);
         broadcast.record = recordCounts(broadcast.record);
-        runs.push({ ceiling, broadcast, ratioToCeiling: Math.round((broadcast.deliveriesPerSecond / ceiling.requestsPerSecond) * 100) / 100 });
       } finally {
         profile = await herald.stop();
         await gateways.reset();
       }
+      // Measured again once Herald is gone: the machine's other work comes and goes, and the two together show by how much.
+      const after = await measureCeiling(gateways, data, ceilingSettings);
+      out(`run ${index + 1}/${repeat}: h2load ceiling after it ${after.requestsPerSecond.toLocaleString('en-US')} req/s`);
+      runs.push(pushRun(broadcast, before, after));
       if (profile !== undefined) out(`Herald CPU profile: ${profile}`);
     }
 

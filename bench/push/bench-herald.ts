@@ -2,7 +2,8 @@ import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RawConfig } from '../../src/config/schema.ts';
 import { startHeraldProcess, type HeraldProcess } from '../../test/support/herald-process.ts';
-import { memoryStats } from './process-stats.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { cpuSeconds, memoryStats } from './process-stats.ts';
 
 export interface BenchApp {
   id: string;
@@ -16,6 +17,12 @@ export interface BenchHerald {
   pid: number;
   /** Highest VmRSS seen by the sampler, MB; VmHWM is the kernel's own peak. */
   sampledPeakRssMb(): number;
+  /**
+   * Waits until Herald has been nearly idle for half a second — start-up
+   * work such as the scheduler's first sweep over every installation is done —
+   * or 120 s have passed; answers the seconds waited.
+   */
+  settle(): Promise<number>;
   /** SIGTERM and wait; answers the CPU profile written, when profiling. */
   stop(): Promise<string | undefined>;
 }
@@ -52,6 +59,19 @@ export async function startBenchHerald(config: RawConfig, options: { profileDir?
     port: herald.port,
     pid,
     sampledPeakRssMb: () => peak,
+    settle: async () => {
+      const started = performance.now();
+      let quiet = 0;
+      let cpu = cpuSeconds(pid);
+      // /proc counts CPU in 10 ms ticks: at most 2 ticks in 250 ms, twice running, is idle enough.
+      while (quiet < 2 && performance.now() - started < 120_000) {
+        await sleep(250);
+        const now = cpuSeconds(pid);
+        quiet = now - cpu <= 0.02 ? quiet + 1 : 0;
+        cpu = now;
+      }
+      return (performance.now() - started) / 1000;
+    },
     stop: async () => {
       clearInterval(sampler);
       const code = await herald.stop();

@@ -17,6 +17,9 @@ export interface BroadcastResult {
   /** Herald's CPU from just before the request to the last delivery, s. */
   heraldCpuSeconds: number;
   cpuMicrosPerDelivery: number;
+  /** Herald's VmRSS and VmHWM just before the request (after start-up), MB. */
+  rssBeforeMb: number;
+  peakRssBeforeMb: number;
   /** Herald's VmHWM after the run, and the highest VmRSS sampled, MB. */
   peakRssMb: number;
   sampledPeakRssMb: number;
@@ -40,6 +43,7 @@ export async function followBroadcast(herald: BenchHerald, app: BenchApp, gatewa
   const base = `http://127.0.0.1:${herald.port}`;
   const headers = { 'X-SVC-Id': app.id, 'X-SVC-Key': `${app.masterKey},master`, 'Content-Type': 'application/json' };
   const baseline = await gateways.counts();
+  const memoryBefore = memoryStats(herald.pid);
   const cpuBefore = cpuSeconds(herald.pid);
   const sentAt = performance.now();
   const response = await fetch(`${base}/1.1/push`, { method: 'POST', headers, body: JSON.stringify({ data }) });
@@ -93,6 +97,8 @@ export async function followBroadcast(herald: BenchHerald, app: BenchApp, gatewa
     recordDoneMs: doneAt === null ? null : Math.round(doneAt - sentAt),
     heraldCpuSeconds: round(heraldCpuSeconds, 2),
     cpuMicrosPerDelivery: round((heraldCpuSeconds * 1e6) / Math.max(1, deliveries), 1),
+    rssBeforeMb: Math.round(memoryBefore.rssMb),
+    peakRssBeforeMb: Math.round(memoryBefore.peakRssMb),
     peakRssMb: Math.round(memory.peakRssMb),
     sampledPeakRssMb: Math.round(herald.sampledPeakRssMb()),
     fakeCpuSeconds: { apns: round(fakeCpu(counts.apns, baseline.apns), 2), fcm: counts.fcm === undefined ? null : round(fakeCpu(counts.fcm, baseline.fcm), 2) },

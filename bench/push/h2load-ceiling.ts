@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -25,26 +26,34 @@ export interface Ceiling extends CeilingSettings {
   fakeCpuSeconds: number;
 }
 
+/** Device tokens h2load cycles through: as many distinct paths as the HPACK table cannot keep, as Herald sends. */
+const ceilingTokens = 10_000;
+
 /**
  * The fake APNs's own ceiling: `h2load` (nghttp2, written in C, so the client
  * costs little) sends what Herald sends — the same TLS, `POST
- * /3/device/<64 hex>`, a provider token the fake verifies once and
- * remembers, the same headers and the same body — over several connections
- * and streams, for a fixed time. Herald's rate is judged against this figure
- * measured beside it, on the same busy machine.
+ * /3/device/<64 hex>` to distinct tokens, a provider token the fake verifies
+ * once and remembers, the same headers and the same body — over several
+ * connections and streams, for a fixed time. Herald's rate is judged against
+ * this figure measured beside it, on the same busy machine.
  */
 export async function measureCeiling(gateways: BenchGateways, data: Record<string, unknown>, settings: CeilingSettings): Promise<Ceiling> {
   const template = buildApnsTemplate({ data, expiresAt: null });
   const payloadFile = join(gateways.pki.dir, 'h2load-payload.json');
   writeFileSync(payloadFile, template.body);
   const jwt = await gateways.providerToken();
-  const token = 'c0ffee'.repeat(10) + 'beef';
+  // One path per device, as Herald's requests: a single repeated path would be a one-byte HPACK index for the fake to decode.
+  const urisFile = join(gateways.pki.dir, 'h2load-uris.txt');
+  const tokens = randomBytes(32 * ceilingTokens).toString('hex');
+  let uris = '';
+  for (let n = 0; n < ceilingTokens; n += 1) uris += `${gateways.apns.origin}/3/device/${tokens.slice(n * 64, n * 64 + 64)}\n`;
+  writeFileSync(urisFile, uris);
   const before = await gateways.apns.counts();
   const args = [
     ...['-c', String(settings.connections), '-m', String(settings.streams), '-D', String(settings.seconds), '--warm-up-time', '1'],
     ...['-H', `authorization: bearer ${jwt}`, '-H', `apns-topic: ${gateways.pki.apns.topic}`],
     ...['-H', `apns-push-type: ${template.pushType}`, '-H', `apns-priority: ${template.priority}`],
-    ...['-d', payloadFile, `${gateways.apns.origin}/3/device/${token}`],
+    ...['-d', payloadFile, '-i', urisFile],
   ];
   let stdout: string;
   try {
