@@ -12,6 +12,7 @@ import { giveUpPush, worthRetrying } from '../give-up.ts';
 import { decodeTask, encodeMessage, sliceKey, taskKey, type PushTaskMessage } from '../push-messages.ts';
 import type { Platform } from '../requests/push-request.ts';
 import type { DeviceDeliveries, SliceContext } from './device-deliveries.ts';
+import { DeliveryWindow, WindowedSends } from './delivery-window.ts';
 import { PreparedPushes } from './prepared-pushes.ts';
 import type { SenderMetrics } from './sender-metrics.ts';
 import { SliceCounts } from './slice-counts.ts';
@@ -31,10 +32,20 @@ export interface SenderDeps {
   idleMs: number;
   /** How long a slice waits for `flow_control` tokens before it hands the rest to its next slice. */
   maxPaceWaitMs?: number;
+  /** Deliveries this process has in flight at most, over every slice in hand; default 300. */
+  maxInFlight?: number;
 }
 
 /** How long a sender trusts that a push it saw is still wanted; a cancelled push stops within this. */
 const livenessMs = 1000;
+
+/**
+ * Deliveries in flight per sender process unless set: enough to keep the
+ * gateway connections busy (the rate stopped rising above ~200 against a
+ * local gateway), far below the streams two sessions may carry, so requests
+ * never queue inside the HTTP/2 client.
+ */
+const defaultMaxInFlight = 300;
 
 interface Target {
   installation: StoredObject | null;
@@ -66,8 +77,11 @@ export class Sender {
   readonly #prepared = new PreparedPushes();
   readonly #liveness = new Map<string, { live: boolean; checkedAt: number }>();
 
+  readonly #window: DeliveryWindow;
+
   constructor(deps: SenderDeps) {
     this.#deps = deps;
+    this.#window = new DeliveryWindow(deps.maxInFlight ?? defaultMaxInFlight);
   }
 
   async handle(message: BusMessage, context: HandlerContext): Promise<void> {
@@ -175,35 +189,41 @@ export class Sender {
       return targets.length;
     }
     const rate = task.scope.kind === 'shard' ? task.spec.flowControl : null;
-    const sending: Promise<void>[] = [];
+    const sends = new WindowedSends(this.#window);
     let handed = 0;
     // On the process's monotonic timer, not the engine clock: this bounds how long the handler holds its
     // partition, which the bus counts in real time (a Kafka member fetches again only when its batches are done).
     const deadline = performance.now() + (this.#deps.maxPaceWaitMs ?? 2000);
-    while (handed < targets.length && !slice.signal.aborted) {
+    handing: while (handed < targets.length && !slice.signal.aborted) {
       const granted = rate === null ? targets.length - handed : await this.#tokens(task, rate, targets.length - handed, deadline);
       if (granted === 0) break;
-      for (const target of targets.slice(handed, handed + granted)) sending.push(this.#send(slice, target));
-      handed += granted;
+      // Each delivery waits for a place in the process's window; a rebalance meanwhile stops the handing out.
+      for (const end = handed + granted; handed < end; handed += 1) {
+        if (!this.#window.tryTake()) {
+          await this.#window.take();
+          if (slice.signal.aborted) {
+            this.#window.release();
+            break handing;
+          }
+        }
+        sends.add(this.#send(slice, targets[handed] as Target));
+      }
     }
     slice.counts.devices += handed;
-    const settled = await Promise.allSettled(sending);
-    const failure = settled.find((result): result is PromiseRejectedResult => result.status === 'rejected');
     // A delivery stopped between retries by a rebalance was not sent: the whole slice goes to the next owner.
-    if (failure !== undefined) throw failure.reason;
+    await sends.settled();
     return handed;
   }
 
-  async #send(slice: SliceContext, target: Target): Promise<void> {
+  /** Starts one target's delivery; undefined when it was counted without sending. */
+  #send(slice: SliceContext, target: Target): Promise<void> | undefined {
     const { installation } = target;
-    if (target.platform === 'android') {
-      if (installation !== null) await this.#deps.deliveries.toAndroid(slice, installation);
-      return;
-    }
+    if (target.platform === 'android') return installation === null ? undefined : this.#deps.deliveries.toAndroid(slice, installation);
     // Listed devices are named by their token; installations read from a shard carry it.
     const token = installation === null ? target.id : installation.deviceToken;
-    if (typeof token !== 'string' || token === '') this.#deps.deliveries.notSent(slice, 'apns', 'NoDeviceToken');
-    else await this.#deps.deliveries.toIos(slice, token, installation);
+    if (typeof token === 'string' && token !== '') return this.#deps.deliveries.toIos(slice, token, installation);
+    this.#deps.deliveries.notSent(slice, 'apns', 'NoDeviceToken');
+    return undefined;
   }
 
   /**
