@@ -1,6 +1,7 @@
 /**
  * `npm run bench:push [-- --devices 100000] [--store sqlite|cassandra] [--android 0.5]
- *   [--shards N] [--slice N] [--concurrency N] [--sessions N] [--repeat k] [--profile <dir>]`
+ *   [--shards N] [--slice N] [--concurrency N] [--sessions N] [--repeat k] [--profile <dir>]
+ *   [--herald-node-options '<flags>'] [--ceiling-connections 4] [--ceiling-streams 100] [--ceiling-seconds 5]`
  *
  * Seeds N installations straight into the store, starts Herald as its own
  * process with its gateways pointed at local fakes (APNs, and FCM for the
@@ -37,6 +38,7 @@ const { values } = parseArgs({
     sessions: { type: 'string' },
     repeat: { type: 'string', default: '1' },
     profile: { type: 'string' },
+    'herald-node-options': { type: 'string' },
     'ceiling-connections': { type: 'string', default: '4' },
     'ceiling-streams': { type: 'string', default: '100' },
     'ceiling-seconds': { type: 'string', default: '5' },
@@ -73,6 +75,7 @@ const ceilingSettings: CeilingSettings = {
   seconds: count('ceiling-seconds', values['ceiling-seconds'], 1) as number,
 };
 const profileDir = values.profile === undefined ? undefined : resolve(values.profile);
+const heraldNodeOptions = values['herald-node-options'];
 
 /** What every device gets: an alert, a sound and a custom key, as a typical app sends (a string alert, since Android devices may be reached). */
 const data = { alert: 'Your weekly summary is ready: 3 new messages and 2 updates.', sound: 'default', campaign: 'weekly-2026-47' };
@@ -118,7 +121,7 @@ async function main(): Promise<void> {
     for (let index = 0; index < repeat; index += 1) {
       const before = await measureCeiling(gateways, data, ceilingSettings);
       out(`run ${index + 1}/${repeat}: h2load ceiling ${before.requestsPerSecond.toLocaleString('en-US')} req/s (-c ${before.connections} -m ${before.streams}, ${before.seconds} s)`);
-      const herald = await startBenchHerald(raw, profileDir === undefined ? {} : { profileDir });
+      const herald = await startBenchHerald(raw, { ...(profileDir === undefined ? {} : { profileDir }), ...(heraldNodeOptions === undefined ? {} : { nodeOptions: heraldNodeOptions }) });
       let profile: string | undefined;
       let broadcast: BroadcastResult;
       try {
@@ -154,6 +157,7 @@ async function main(): Promise<void> {
         sliceSize: config.push.sliceSize,
         senderConcurrency: config.push.senderConcurrency,
         sessionsPerOrigin: config.push.gateways.sessionsPerOrigin,
+        heraldNodeOptions: heraldNodeOptions ?? null,
         ceiling: ceilingSettings,
       },
       data,

@@ -30,19 +30,23 @@ export interface BenchHerald {
 /**
  * Writes `config` to a file in its data directory and starts `node
  * src/main.ts` on it. With `profileDir`, Herald runs under `--cpu-prof` and
- * writes its profile there when it exits.
+ * writes its profile there when it exits; `nodeOptions` (e.g. V8 heap flags)
+ * go to Herald's NODE_OPTIONS only.
  */
-export async function startBenchHerald(config: RawConfig, options: { profileDir?: string } = {}): Promise<BenchHerald> {
+export async function startBenchHerald(config: RawConfig, options: { profileDir?: string; nodeOptions?: string } = {}): Promise<BenchHerald> {
   const dataDir = config.dataDir ?? '.';
   mkdirSync(dataDir, { recursive: true });
   const configFile = join(dataDir, 'bench-config.json');
   writeFileSync(configFile, JSON.stringify(config, null, 2), { mode: 0o600 });
   const env: Record<string, string> = { HERALD_CONFIG: configFile };
   const { profileDir } = options;
+  const nodeOptions = [process.env.NODE_OPTIONS ?? '', options.nodeOptions ?? ''];
   if (profileDir !== undefined) {
     mkdirSync(profileDir, { recursive: true });
-    env.NODE_OPTIONS = `${process.env.NODE_OPTIONS ?? ''} --cpu-prof --cpu-prof-dir=${profileDir}`.trim();
+    nodeOptions.push(`--cpu-prof --cpu-prof-dir=${profileDir}`);
   }
+  const joined = nodeOptions.filter((option) => option !== '').join(' ');
+  if (joined !== '') env.NODE_OPTIONS = joined;
   const profilesBefore = profileDir === undefined ? [] : readdirSync(profileDir);
   const herald: HeraldProcess = await startHeraldProcess(env);
   const pid = herald.child.pid;

@@ -46,8 +46,8 @@ export function medianOf(runs: readonly PushRun[]): { deliveriesPerSecond: numbe
 
 /** One line per run: the figures the issue asks for, then whether each target was met. */
 export function runTable(runs: readonly PushRun[]): string {
-  const columns = ['run', 'deliv/s', 'ceiling/s', 'ratio', 'CPU s', 'µs/deliv', 'RSS before', 'peak RSS', 'first ms', 'last ms', 'done ms', 'exactly once'];
-  const widths = [4, 9, 10, 6, 7, 9, 11, 9, 9, 9, 9, 14];
+  const columns = ['run', 'deliv/s', 'ceiling/s', 'ratio', 'CPU s', 'µs/deliv', 'cores H/F', 'RSS before', 'peak RSS', 'first ms', 'last ms', 'done ms', 'exactly once'];
+  const widths = [4, 9, 10, 6, 7, 9, 10, 11, 9, 9, 9, 9, 14];
   const line = (cells: string[]): string => cells.map((cell, index) => (index === 0 ? cell.padEnd(widths[index] ?? 8) : cell.padStart(widths[index] ?? 8))).join(' ');
   const rows = runs.map((run, index) => {
     const { broadcast: b } = run;
@@ -59,6 +59,7 @@ export function runTable(runs: readonly PushRun[]): string {
       run.ratioToCeiling.toFixed(2),
       b.heraldCpuSeconds.toFixed(2),
       b.cpuMicrosPerDelivery.toFixed(1),
+      coresBusy(b),
       `${b.rssBeforeMb} MB`,
       `${b.peakRssMb} MB`,
       String(b.firstDeliveryMs),
@@ -68,6 +69,13 @@ export function runTable(runs: readonly PushRun[]): string {
     ]);
   });
   return [line(columns), ...rows].join('\n');
+}
+
+/** Herald's and the fakes' CPU over the push as cores kept busy: a process near 1.0 is what limits the rate. */
+function coresBusy(b: BroadcastResult): string {
+  const seconds = Math.max(0.001, (b.lastDeliveryMs - b.firstDeliveryMs) / 1000);
+  const fakes = b.fakeCpuSeconds.apns + (b.fakeCpuSeconds.fcm ?? 0);
+  return `${(b.heraldCpuSeconds / seconds).toFixed(2)}/${(fakes / seconds).toFixed(2)}`;
 }
 
 export function targetLines(runs: readonly PushRun[], devices: number): string {
