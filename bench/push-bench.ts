@@ -10,7 +10,7 @@
  * CPU seconds and peak RSS, and whether every device got exactly one
  * notification. Before and after each run it measures the fake APNs's
  * ceiling with h2load and prints Herald's rate as a share of their mean. Results go to
- * bench/results/push-<store>[-android].json.
+ * bench/results/push-<store>[-android].json (`-<devices>` added for other sizes).
  */
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -81,7 +81,8 @@ const heraldNodeOptions = values['herald-node-options'];
 const data = { alert: 'Your weekly summary is ready: 3 new messages and 2 updates.', sound: 'default', campaign: 'weekly-2026-47' };
 
 const outDir = join(resolve(import.meta.dirname, '..'), 'bench/results');
-const resultName = `push-${store}${androidShare > 0 ? '-android' : ''}.json`;
+// The default audience keeps the issue's name; other sizes get their own file, so a 1,000,000 run does not replace the 100,000 one.
+const resultName = `push-${store}${androidShare > 0 ? '-android' : ''}${devices === 100_000 ? '' : `-${devices}`}.json`;
 const out = (line: string): boolean => process.stdout.write(`${line}\n`);
 
 async function main(): Promise<void> {
