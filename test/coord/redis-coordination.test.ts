@@ -124,14 +124,19 @@ describe('RedisCoordination on a shared server', () => {
     expect(ttl).toBeLessThanOrEqual(5000);
   });
 
-  it('forgets a bucket once it would be full again', async () => {
+  it('forgets a bucket once it would be full again, keeping it at least a minute for callers whose clocks lag', async () => {
     const prefix = testPrefix();
     const coord = await node({ keyPrefix: prefix });
-    // Drained at 100 tokens a second: full again in 300 ms.
+    // Drained at 100 tokens a second: full again in 300 ms, kept for the minute's margin.
     await coord.takeTokens('bucket', { ratePerSecond: 100, burst: 30, requested: 30, now: Date.now() });
-    const ttl = await raw.pttl(`${prefix}bucket`);
-    expect(ttl).toBeGreaterThan(200);
-    expect(ttl).toBeLessThanOrEqual(300);
+    const short = await raw.pttl(`${prefix}bucket`);
+    expect(short).toBeGreaterThan(59_000);
+    expect(short).toBeLessThanOrEqual(60_000);
+    // Drained at 1 token a second: full again in 600 s, longer than the margin.
+    await coord.takeTokens('slow', { ratePerSecond: 1, burst: 600, requested: 600, now: Date.now() });
+    const long = await raw.pttl(`${prefix}slow`);
+    expect(long).toBeGreaterThan(590_000);
+    expect(long).toBeLessThanOrEqual(600_000);
   });
 
   it('adds up login failures recorded through two API nodes and locks on both', async () => {

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { deviceToken } from '../../support/gateways/gateway-fixtures.ts';
-import { iosInstallation, pacedCoordination, startPushHerald, uniqueName, type PushHerald } from '../support/push-herald.ts';
+import { iosInstallation, startPushHerald, uniqueName, type PushHerald } from '../support/push-herald.ts';
 import { watchSchedulerRounds } from '../support/scheduler-rounds.ts';
 
 let p: PushHerald;
 beforeAll(async () => {
   // Slices of 100, so that a paced push has slices waiting for tokens; a stalled delivery is given up after 2 s and resent.
-  p = await startPushHerald({ engine: { sliceSize: 100 }, coordination: pacedCoordination });
+  p = await startPushHerald({ engine: { sliceSize: 100 } });
 });
 afterAll(async () => {
   await p?.close();

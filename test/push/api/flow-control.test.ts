@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { partitionForKey } from '../../../src/bus/key-partition.ts';
 import type { TokenGrant, TokenRequest } from '../../../src/core/ports/token-buckets.ts';
 import { deviceToken } from '../../support/gateways/gateway-fixtures.ts';
-import { iosInstallation, pacedCoordination, startPushHerald, uniqueName, type PushHerald } from '../support/push-herald.ts';
+import { iosInstallation, startPushHerald, uniqueName, type PushHerald } from '../support/push-herald.ts';
 
 let p: PushHerald;
 /** Token requests the bucket could not fill: the sender asked for more and was held back. */
@@ -10,7 +10,7 @@ let refusals = 0;
 
 beforeAll(async () => {
   // One shard: a query push is one task, on one partition of push.tasks.
-  p = await startPushHerald({ engine: { installationShards: 1, sliceSize: 100 }, coordination: pacedCoordination });
+  p = await startPushHerald({ engine: { installationShards: 1, sliceSize: 100 } });
   const coord = p.h.herald.runtime.coord;
   const takeTokens = coord.takeTokens.bind(coord);
   coord.takeTokens = async (key: string, request: TokenRequest): Promise<TokenGrant> => {

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { deviceToken } from '../../support/gateways/gateway-fixtures.ts';
 import { waitForIdleEngine } from '../support/engine-idle.ts';
-import { iosInstallation, pacedCoordination, startPushHerald, uniqueName, type PushHerald } from '../support/push-herald.ts';
+import { iosInstallation, startPushHerald, uniqueName, type PushHerald } from '../support/push-herald.ts';
 
 let p: PushHerald;
 beforeAll(async () => {
-  p = await startPushHerald({ engine: { sliceSize: 100 }, coordination: pacedCoordination });
+  p = await startPushHerald({ engine: { sliceSize: 100 } });
 });
 afterAll(async () => {
   await p?.close();

@@ -25,19 +25,9 @@ export interface PushHeraldOptions {
   store?: TestHeraldOptions['store'];
   /** Roles to run, e.g. `api,fanout,sender` for no scheduler; default all. */
   role?: string;
-  /** Coordination; default the harness's (in memory, or Redis in the distributed run). See `pacedCoordination`. */
+  /** Coordination; default the harness's (in memory, or Redis in the distributed run). */
   coordination?: TestHeraldOptions['coordination'];
 }
-
-/**
- * Coordination for tests that count flow_control tokens exactly: in memory in
- * every run. Redis drops a bucket once it would be full by Redis's own time
- * ((burst − tokens) / rate, 100 ms after a slice takes 100 of 1000), while
- * refills follow the engine's clock, which stands still here; a slice that
- * comes back later through Kafka then finds a full bucket that no engine time
- * paid for. With a real clock the two agree.
- */
-export const pacedCoordination = 'memory' as const;
 
 /** A Herald on a manual clock, with a fake APNs and a fake FCM sharing that clock. */
 export interface PushHerald {

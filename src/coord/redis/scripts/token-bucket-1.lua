@@ -39,5 +39,8 @@ end
 -- Numbers are passed as strings so that no precision is lost on the way.
 redis.call('HSET', KEYS[1], 'tokens', string.format('%.17g', tokens), 'updatedAt', string.format('%.17g', updatedAt))
 -- A full bucket and a missing one behave alike, so the state may go once full.
-redis.call('PEXPIRE', KEYS[1], math.max(1, math.ceil((burst - tokens) * 1000 / rate)))
+-- The expiry runs on Redis's clock while refills run on the callers' times: a
+-- minute's margin keeps a caller whose clock lags from finding a drained bucket
+-- gone (and full again) before its own time says it has refilled.
+redis.call('PEXPIRE', KEYS[1], math.max(60000, math.ceil((burst - tokens) * 1000 / rate)))
 return {granted, retryAfterMs}
