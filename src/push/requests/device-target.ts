@@ -39,13 +39,15 @@ function readDeviceIds(value: unknown, deviceType: Platform): string[] {
   if (!Array.isArray(value)) fail(ErrorCode.invalidType, 'device_ids must be an array of strings');
   if (value.length === 0) fail(ErrorCode.missingRequiredKey, 'device_ids must list at least one device');
   if (value.length > maxDeviceIds) fail(ErrorCode.internal, `device_ids lists more than ${maxDeviceIds} devices`);
-  const ids = new Set<string>();
+  // A hex token names one device whatever its case: the first spelling given is kept.
+  const ids = new Map<string, string>();
   for (const item of value) {
     if (typeof item !== 'string') fail(ErrorCode.invalidType, 'device_ids must be an array of strings');
     checkDeviceId(item, deviceType);
-    ids.add(item);
+    const key = deviceType === 'ios' ? item.toLowerCase() : item;
+    if (!ids.has(key)) ids.set(key, item);
   }
-  return [...ids];
+  return [...ids.values()];
 }
 
 /** Whether a value is an APNs device token as pushes accept it: 64 to 200 hex digits, either case. */

@@ -39,8 +39,8 @@ describe('readDevicePush', () => {
 
   it.each<[string, Record<string, unknown>, DeviceTarget]>([
     [
-      'iOS tokens in upper and lower case, duplicates once, in order',
-      { device_type: 'ios', device_ids: [token(2), token(1).toUpperCase(), token(2)] },
+      'iOS tokens in upper and lower case, duplicates (whatever their case) once, in order, as first spelled',
+      { device_type: 'ios', device_ids: [token(2), token(1).toUpperCase(), token(2), token(1), token(2).toUpperCase()] },
       { kind: 'devices', deviceType: 'ios', ids: [token(2), token(1).toUpperCase()] },
     ],
     ['a 100-byte iOS token', { device_type: 'ios', device_ids: ['ab'.repeat(100)] }, { kind: 'devices', deviceType: 'ios', ids: ['ab'.repeat(100)] }],
