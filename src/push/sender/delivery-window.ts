@@ -18,6 +18,11 @@ export class DeliveryWindow {
     this.#free = size;
   }
 
+  /** Callers waiting for a place. */
+  get waiting(): number {
+    return this.#waiting.length - this.#head;
+  }
+
   /** Deliveries in flight now. */
   get inFlight(): number {
     return this.size - this.#free;
@@ -44,8 +49,12 @@ export class DeliveryWindow {
     }
     const next = this.#waiting[this.#head] as () => void;
     this.#head += 1;
+    // While slices keep waiting the queue never empties: drop the handed-over front now and then, or it grows with every delivery.
     if (this.#head === this.#waiting.length) {
       this.#waiting = [];
+      this.#head = 0;
+    } else if (this.#head >= 1024 && this.#head * 2 >= this.#waiting.length) {
+      this.#waiting = this.#waiting.slice(this.#head);
       this.#head = 0;
     }
     next();

@@ -1,0 +1,67 @@
+import { describe, expect, it } from 'vitest';
+import { DeliveryWindow, WindowedSends } from '../../../src/push/sender/delivery-window.ts';
+
+describe('DeliveryWindow', () => {
+  it('hands out its places at once, then one per release, to the longest waiter first', async () => {
+    const window = new DeliveryWindow(2);
+    expect(window.tryTake()).toBe(true);
+    await window.take();
+    expect(window.tryTake()).toBe(false);
+    const order: number[] = [];
+    const waits = [1, 2, 3].map((n) => window.take().then(() => order.push(n)));
+    expect(window.waiting).toBe(3);
+
+    window.release();
+    window.release();
+    await Promise.resolve();
+    expect(order).toEqual([1, 2]);
+    expect(window.inFlight).toBe(2);
+    window.release();
+    await Promise.all(waits);
+    expect(order).toEqual([1, 2, 3]);
+    window.release();
+    window.release();
+    expect(window.inFlight).toBe(0);
+  });
+
+  it('keeps handing places over while callers never stop waiting', async () => {
+    const window = new DeliveryWindow(1);
+    window.tryTake();
+    let granted = 0;
+    let waiter = window.take().then(() => granted++);
+    for (let round = 0; round < 5000; round += 1) {
+      const next = window.take().then(() => granted++);
+      window.release();
+      await waiter;
+      waiter = next;
+      expect(window.waiting).toBe(1);
+    }
+    window.release();
+    await waiter;
+    expect(granted).toBe(5001);
+  });
+});
+
+describe('WindowedSends', () => {
+  it('gives each place back as its delivery settles and reports the first failure once all have', async () => {
+    const window = new DeliveryWindow(3);
+    const sends = new WindowedSends(window);
+    let fail!: (error: Error) => void;
+    let finish!: () => void;
+    window.tryTake();
+    sends.add(new Promise<void>((_, reject) => (fail = reject)));
+    window.tryTake();
+    sends.add(new Promise<void>((resolve) => (finish = resolve)));
+    window.tryTake();
+    sends.add(undefined);
+    expect(window.inFlight).toBe(2);
+
+    const settled = sends.settled();
+    fail(new Error('rebalanced'));
+    await Promise.resolve();
+    expect(window.inFlight).toBe(1);
+    finish();
+    await expect(settled).rejects.toThrow('rebalanced');
+    expect(window.inFlight).toBe(0);
+  });
+});
