@@ -1,7 +1,6 @@
 import type { BusConfig } from '../config/backends-schema.ts';
 import type { Logger } from '../core/logger.ts';
 import type { Bus } from '../core/ports/bus.ts';
-import { KafkaBus } from '../bus/kafka/kafka-bus.ts';
 import { MemoryBus } from '../bus/memory/memory-bus.ts';
 import { topicSpecs } from '../bus/topics.ts';
 
@@ -11,10 +10,11 @@ import { topicSpecs } from '../bus/topics.ts';
  */
 export async function openBus(config: BusConfig, logger: Logger): Promise<Bus> {
   const busLogger = logger.child({ component: 'bus' });
+  // Kafka's client is loaded only when configured: the embedded default never pays for its memory.
   const bus =
     config.kind === 'memory'
       ? new MemoryBus({ logger: busLogger })
-      : new KafkaBus({
+      : new (await import('../bus/kafka/kafka-bus.ts')).KafkaBus({
           brokers: config.brokers ?? [],
           clientId: config.clientId,
           logger: busLogger,

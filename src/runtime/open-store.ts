@@ -4,9 +4,8 @@ import type { StoreConfig } from '../config/backends-schema.ts';
 import type { Clock } from '../core/clock.ts';
 import type { Logger } from '../core/logger.ts';
 import type { ClassDescriptors, Store } from '../core/ports/object-store.ts';
-import { CassandraStore } from '../store/cassandra/cassandra-store.ts';
 import type { CassandraConnectionOptions, CassandraReplication } from '../store/cassandra/cassandra-store-options.ts';
-import { migrateCassandra, type MigrationReport } from '../store/cassandra/migrations.ts';
+import type { MigrationReport } from '../store/cassandra/migrations.ts';
 import { migrateSqliteFile, sqliteSchemaVersion } from '../store/sqlite/sqlite-schema.ts';
 import { SqliteStore } from '../store/sqlite/sqlite-store.ts';
 
@@ -32,6 +31,8 @@ export async function openStore(config: StoreConfig, options: OpenStoreOptions):
       installationShards: options.installationShards,
     });
   }
+  // The Cassandra driver is loaded only when configured: the embedded default never pays for its memory.
+  const { CassandraStore } = await import('../store/cassandra/cassandra-store.ts');
   return CassandraStore.open(
     {
       ...cassandraConnection(config),
@@ -50,7 +51,10 @@ export async function openStore(config: StoreConfig, options: OpenStoreOptions):
  * rolling out API nodes (they would migrate on start anyway).
  */
 export async function migrateStore(config: StoreConfig, options: Omit<OpenStoreOptions, 'classes' | 'clock'>): Promise<MigrationReport> {
-  if (config.kind === 'cassandra') return migrateCassandra(cassandraConnection(config), options.logger.child({ component: 'cassandra' }));
+  if (config.kind === 'cassandra') {
+    const { migrateCassandra } = await import('../store/cassandra/migrations.ts');
+    return migrateCassandra(cassandraConnection(config), options.logger.child({ component: 'cassandra' }));
+  }
   mkdirSync(options.dataDir, { recursive: true });
   // Migrates in one transaction; which steps ran is not reported. Settings such as the
   // installation shard count are recorded by the first store opened, from its config.
