@@ -30,6 +30,12 @@ export const storeSchema = z.preprocess(
       username: z.string().min(1).optional(),
       password: z.string().min(1).optional(),
       requestTimeoutMs: z.number().int().min(100).max(120_000).default(5000),
+      sqliteSync: z
+        .enum(['normal', 'full'])
+        .default('normal')
+        .describe(
+          'SQLite only: "full" makes every commit survive a power cut or OS crash (an fsync per commit); "normal" keeps the database consistent but may lose the last commits to a power cut or OS crash, never to a Herald crash',
+        ),
     })
     .strict()
     .superRefine(requiredFor('cassandra', 'contactPoints', 'the store is cassandra')),

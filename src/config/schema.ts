@@ -198,6 +198,7 @@ export const envVariables = {
   HERALD_LOG_LEVEL: { path: ['logLevel'], type: 'string', help: 'pino log level' },
   HERALD_BODY_LIMIT: { path: ['bodyLimitBytes'], type: 'int', help: 'largest accepted request body in bytes' },
   HERALD_STORE: { path: ['store', 'kind'], type: 'string', help: 'sqlite (embedded default) or cassandra' },
+  HERALD_SQLITE_SYNC: { path: ['store', 'sqliteSync'], type: 'string', help: 'normal (default) or full: an fsync per SQLite commit, so even a power cut loses none' },
   HERALD_CASSANDRA_CONTACT_POINTS: { path: ['store', 'contactPoints'], type: 'list', help: 'Cassandra nodes, host:port, comma-separated' },
   HERALD_CASSANDRA_LOCAL_DC: { path: ['store', 'localDataCenter'], type: 'string', help: 'datacenter the driver treats as local' },
   HERALD_CASSANDRA_KEYSPACE: { path: ['store', 'keyspace'], type: 'string', help: 'keyspace, created by the migrations' },

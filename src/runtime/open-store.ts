@@ -29,6 +29,7 @@ export async function openStore(config: StoreConfig, options: OpenStoreOptions):
       classes: options.classes,
       clock: options.clock,
       installationShards: options.installationShards,
+      synchronous: config.sqliteSync,
     });
   }
   // The Cassandra driver is loaded only when configured: the embedded default never pays for its memory.

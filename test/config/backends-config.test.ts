@@ -13,6 +13,11 @@ describe('backend configuration', () => {
     expect(config.store.kind).toBe('sqlite');
     expect(config.coordination.kind).toBe('memory');
     expect(config.bus.kind).toBe('memory');
+    expect(config.store.sqliteSync).toBe('normal');
+  });
+
+  it('makes the embedded store fsync every commit when told to', () => {
+    expect(load({ HERALD_SQLITE_SYNC: 'full' }).store.sqliteSync).toBe('full');
   });
 
   it('selects Cassandra, Redis and Kafka from the documented variables', () => {
@@ -54,6 +59,7 @@ describe('backend configuration', () => {
   it.each([
     [{ HERALD_STORE: 'cassandra' }, /HERALD_CASSANDRA_CONTACT_POINTS \(store\.contactPoints\): required when the store is cassandra/],
     [{ HERALD_STORE: 'mongodb' }, /HERALD_STORE \(store\.kind\)/],
+    [{ HERALD_SQLITE_SYNC: 'off' }, /HERALD_SQLITE_SYNC \(store\.sqliteSync\)/],
     [{ HERALD_COORDINATION: 'redis' }, /HERALD_REDIS_URL \(coordination\.url\): required/],
     [{ HERALD_REDIS_URL: 'http://redis:6379' }, /HERALD_REDIS_URL \(coordination\.url\): expected redis:\/\/ or rediss:\/\//],
     [{ HERALD_BUS: 'kafka' }, /HERALD_KAFKA_BROKERS \(bus\.brokers\): required/],

@@ -67,6 +67,15 @@ describe('SqliteStore', () => {
     db.close();
   });
 
+  it('skips the fsync per commit unless told to make every commit survive a power cut', async () => {
+    const normal = new SqliteStore({ file, classes: {} });
+    expect(normal.synchronous).toBe('normal');
+    await normal.close();
+    const full = new SqliteStore({ file, classes: {}, synchronous: 'full' });
+    expect(full.synchronous).toBe('full');
+    await full.close();
+  });
+
   it('purges an app\'s expired tokens when it puts another, leaving live ones and other apps alone', async () => {
     const start = Date.parse('2025-06-01T00:00:00.000Z');
     let time = start;

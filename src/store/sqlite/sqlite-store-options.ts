@@ -11,6 +11,13 @@ export interface SqliteStoreOptions {
    * 503 (ServiceUnavailableError). Default 5000 ms.
    */
   busyTimeoutMs?: number;
+  /**
+   * `PRAGMA synchronous`. `normal` (default; WAL mode): commits are not
+   * fsynced, so a power cut or OS crash may lose the last ones, never a
+   * process crash, and the database stays consistent. `full`: an fsync per
+   * commit, which costs milliseconds on the push engine's per-slice writes.
+   */
+  synchronous?: 'normal' | 'full';
   /** Time source for purging expired tokens when new ones are put, and for stamping push results. Default: the system clock. */
   clock?: Clock;
   /**

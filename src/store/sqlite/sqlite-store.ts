@@ -59,6 +59,7 @@ export class SqliteStore implements Store {
     this.#session = new SqliteSession(this.#db);
     try {
       this.#db.exec('PRAGMA journal_mode = WAL');
+      this.#db.exec(options.synchronous === 'full' ? 'PRAGMA synchronous = FULL' : 'PRAGMA synchronous = NORMAL');
       migrateSqliteSchema(this.#db);
       this.#sql = prepareStatements(this.#db);
       this.installations = new SqliteInstallationStore(this.#session, shardCount);
@@ -68,6 +69,12 @@ export class SqliteStore implements Store {
       this.#db.close();
       throw translateSqliteError(error);
     }
+  }
+
+  /** The `PRAGMA synchronous` the connection runs with, read back from SQLite. */
+  get synchronous(): 'normal' | 'full' | 'other' {
+    const level = this.#db.prepare('PRAGMA synchronous').get()?.synchronous;
+    return level === 1 ? 'normal' : level === 2 ? 'full' : 'other';
   }
 
   insert(appId: string, className: string, object: StoredObject): Promise<void> {
