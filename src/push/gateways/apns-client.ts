@@ -1,4 +1,3 @@
-import type { OutgoingHttpHeaders } from 'node:http2';
 import type { Clock } from '../../core/clock.ts';
 import { compileApnsClientOptions, type ApnsClientOptions, type ApnsEnvironment } from './apns-client-options.ts';
 import { ApnsProviderToken } from './apns-provider-token.ts';
@@ -6,7 +5,7 @@ import { authorizationOutcome } from './authorization-source.ts';
 import { classifyApnsResponse, readApnsError } from './classify-apns-response.ts';
 import { delivered, type ApnsDelivery, type DeliveryOutcome, type GatewayClient } from './delivery.ts';
 import type { Http2Exchange } from './http2-exchange.ts';
-import { Http2Pool } from './http2-pool.ts';
+import { Http2Pool, type RawRequestHeaders } from './http2-pool.ts';
 import { parseRetryAfter } from './retry-after.ts';
 import { transportOutcome } from './transport-failure.ts';
 
@@ -102,16 +101,11 @@ export class ApnsClient implements GatewayClient<ApnsDelivery> {
   }
 }
 
-function headersOf(delivery: ApnsDelivery, authorization: string | undefined): OutgoingHttpHeaders {
-  const headers: OutgoingHttpHeaders = {
-    ':method': 'POST',
-    ':path': `/3/device/${delivery.token}`,
-    'apns-topic': delivery.topic,
-    'apns-push-type': delivery.pushType,
-  };
-  if (authorization !== undefined) headers.authorization = authorization;
-  if (delivery.priority !== undefined) headers['apns-priority'] = String(delivery.priority);
-  if (delivery.expiration !== undefined) headers['apns-expiration'] = String(delivery.expiration);
-  if (delivery.collapseId !== undefined) headers['apns-collapse-id'] = delivery.collapseId;
+function headersOf(delivery: ApnsDelivery, authorization: string | undefined): RawRequestHeaders {
+  const headers = [':method', 'POST', ':path', `/3/device/${delivery.token}`, 'apns-topic', delivery.topic, 'apns-push-type', delivery.pushType];
+  if (authorization !== undefined) headers.push('authorization', authorization);
+  if (delivery.priority !== undefined) headers.push('apns-priority', String(delivery.priority));
+  if (delivery.expiration !== undefined) headers.push('apns-expiration', String(delivery.expiration));
+  if (delivery.collapseId !== undefined) headers.push('apns-collapse-id', delivery.collapseId);
   return headers;
 }

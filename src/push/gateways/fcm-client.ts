@@ -1,4 +1,3 @@
-import type { OutgoingHttpHeaders } from 'node:http2';
 import type { Clock } from '../../core/clock.ts';
 import { authorizationOutcome, type AuthorizationSource } from './authorization-source.ts';
 import { classifyFcmResponse, readFcmError } from './classify-fcm-response.ts';
@@ -6,7 +5,7 @@ import { delivered, type DeliveryOutcome, type FcmDelivery, type GatewayClient }
 import { FcmAccessToken } from './fcm-access-token.ts';
 import { compileFcmClientOptions, type FcmClientOptions } from './fcm-client-options.ts';
 import type { Http2Exchange } from './http2-exchange.ts';
-import { Http2Pool } from './http2-pool.ts';
+import { Http2Pool, type RawRequestHeaders } from './http2-pool.ts';
 import { parseRetryAfter } from './retry-after.ts';
 import { transportOutcome } from './transport-failure.ts';
 
@@ -24,7 +23,7 @@ export class FcmClient implements GatewayClient<FcmDelivery> {
   readonly #clock: Clock;
   readonly #path: string;
   /** Every request carries the same headers until the token changes, so they are built once per token. */
-  #headers: OutgoingHttpHeaders | undefined;
+  #headers: { authorization: string; list: RawRequestHeaders } | undefined;
 
   constructor(options: FcmClientOptions) {
     const compiled = compileFcmClientOptions(options);
@@ -85,13 +84,13 @@ export class FcmClient implements GatewayClient<FcmDelivery> {
     return this.#pool.close();
   }
 
-  #headersFor(authorization: string): OutgoingHttpHeaders {
+  #headersFor(authorization: string): RawRequestHeaders {
     let headers = this.#headers;
     if (headers === undefined || headers.authorization !== authorization) {
-      headers = { ':method': 'POST', ':path': this.#path, authorization, 'content-type': 'application/json' };
+      headers = { authorization, list: [':method', 'POST', ':path', this.#path, 'authorization', authorization, 'content-type', 'application/json'] };
       this.#headers = headers;
     }
-    return headers;
+    return headers.list;
   }
 
   #outcome(exchange: Http2Exchange): DeliveryOutcome {

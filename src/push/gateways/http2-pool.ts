@@ -33,6 +33,14 @@ export interface Http2PoolOptions {
   logger?: Logger;
 }
 
+/**
+ * Request headers as a flat list of names and values (`[':method', 'POST',
+ * ':path', …]`), pseudo-headers first; Node fills in `:scheme` and
+ * `:authority`. The list form skips the copying and re-checking Node does for
+ * a headers object on every request.
+ */
+export type RawRequestHeaders = readonly string[];
+
 const closedFailure = { reason: 'ClientClosed', retryable: true } as const;
 const timeoutFailure = { reason: 'Timeout', retryable: true } as const;
 
@@ -97,7 +105,7 @@ export class Http2Pool implements ExchangeOwner, PooledSessionEvents {
   }
 
   /** Sends one request; the promise always resolves, with an answer or a `failure`. */
-  exchange(headers: OutgoingHttpHeaders, body: Buffer): Promise<Http2Exchange> {
+  exchange(headers: RawRequestHeaders, body: Buffer): Promise<Http2Exchange> {
     const now = performance.now();
     const exchange = new Http2Exchange(this, body, now, now + this.#options.requestTimeoutMs);
     if (this.#closed) {
@@ -107,7 +115,8 @@ export class Http2Pool implements ExchangeOwner, PooledSessionEvents {
     this.#inFlight.add(exchange);
     const pooled = this.#freeSession();
     if (pooled === undefined) {
-      this.#agent.request(this.#origin, this.#sessionOptions, headers).then(
+      // The Agent hands the headers to session.request unchanged; its types know only the object form.
+      this.#agent.request(this.#origin, this.#sessionOptions, headers as unknown as OutgoingHttpHeaders).then(
         (stream) => exchange.attach(stream),
         (error: unknown) => exchange.fail(connectFailure(error)),
       );
