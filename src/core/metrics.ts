@@ -49,11 +49,11 @@ export class Metrics {
     // One child per label set, made once: the delivery path only increments.
     const deliveryChildren = new Map<string, Counter.Internal>();
     this.sender = {
-      delivery: (gateway, outcome) => {
+      delivery: (gateway, outcome, count) => {
         const key = `${gateway}/${outcome}`;
         let child = deliveryChildren.get(key);
         if (child === undefined) deliveryChildren.set(key, (child = deliveries.labels({ gateway, outcome })));
-        child.inc();
+        child.inc(count);
       },
       sliceStarted: () => inFlight.inc(),
       sliceEnded: () => inFlight.dec(),

@@ -36,7 +36,6 @@ export class SenderRole implements Role {
       installations: store.installations,
       retry: settings.retry,
       gatewayMetrics: metrics.gateways,
-      metrics: metrics.sender,
       clock,
       logger: roleLogger,
     });

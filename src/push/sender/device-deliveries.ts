@@ -11,7 +11,7 @@ import type { PushGateways } from '../gateways/push-gateways.ts';
 import { nextBadge } from '../payload/apns-template.ts';
 import type { PushSpec } from '../push-spec.ts';
 import type { PreparedPush } from './prepared-pushes.ts';
-import type { SenderMetrics } from './sender-metrics.ts';
+import type { DeliveryTally } from './delivery-tally.ts';
 import type { SliceCounts } from './slice-counts.ts';
 
 export interface DeviceDeliveriesDeps {
@@ -19,7 +19,6 @@ export interface DeviceDeliveriesDeps {
   installations: InstallationStore;
   retry: RetryPolicy;
   gatewayMetrics: Pick<GatewayMetrics, 'retried'>;
-  metrics: SenderMetrics;
   clock: Clock;
   logger: Logger;
 }
@@ -30,6 +29,8 @@ export interface SliceContext {
   spec: PushSpec;
   prepared: PreparedPush;
   counts: SliceCounts;
+  /** Final outcomes for the deliveries metric, reported when the slice ends. */
+  tally: DeliveryTally;
   signal: AbortSignal;
 }
 
@@ -93,7 +94,7 @@ export class DeviceDeliveries {
       signal: slice.signal,
     });
     slice.counts.add(platform, outcome);
-    this.#deps.metrics.delivery(client.gateway, outcome.kind);
+    slice.tally.add(client.gateway, outcome.kind === 'retry' ? 'failed' : outcome.kind);
     if (outcome.kind === 'invalid-token' && outcome.unregistered && installation !== null) await this.#forget(slice.appId, installation, outcome);
   }
 
@@ -112,7 +113,7 @@ export class DeviceDeliveries {
 
   #notSent(slice: SliceContext, gateway: GatewayName, reason: string): void {
     slice.counts.fail(reason);
-    this.#deps.metrics.delivery(gateway, 'not-sent');
+    slice.tally.add(gateway, 'not-sent');
   }
 
   /** SPEC.md: the gateway said the token expired, so the installation goes — unless it was saved since. */

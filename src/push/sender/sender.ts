@@ -12,6 +12,7 @@ import { giveUpPush, worthRetrying } from '../give-up.ts';
 import { decodeTask, encodeMessage, sliceKey, taskKey, type PushTaskMessage } from '../push-messages.ts';
 import type { Platform } from '../requests/push-request.ts';
 import type { DeviceDeliveries, SliceContext } from './device-deliveries.ts';
+import { DeliveryTally } from './delivery-tally.ts';
 import { DeliveryWindow, WindowedSends } from './delivery-window.ts';
 import { PreparedPushes } from './prepared-pushes.ts';
 import type { SenderMetrics } from './sender-metrics.ts';
@@ -113,13 +114,20 @@ export class Sender {
       return;
     }
     const counts = new SliceCounts();
-    const slice: SliceContext = { appId, spec: task.spec, prepared: this.#prepared.get(pushId, task.spec), counts, signal };
-    const end =
-      task.scope.kind === 'devices'
-        ? await this.#deviceSlice(task, task.scope.ids, slice)
-        : task.scope.kind === 'lookup'
-          ? await this.#lookupSlice(task, task.scope.key, slice)
-          : await this.#shardSlice(task, slice);
+    const tally = new DeliveryTally();
+    const slice: SliceContext = { appId, spec: task.spec, prepared: this.#prepared.get(pushId, task.spec), counts, tally, signal };
+    let end: SliceEnd;
+    try {
+      end =
+        task.scope.kind === 'devices'
+          ? await this.#deviceSlice(task, task.scope.ids, slice)
+          : task.scope.kind === 'lookup'
+            ? await this.#lookupSlice(task, task.scope.key, slice)
+            : await this.#shardSlice(task, slice);
+    } finally {
+      // What reached a gateway is counted even when the slice stops short (its repeat counts again: metrics count sends).
+      tally.report(this.#deps.metrics);
+    }
     await pushes.recordSlice(appId, pushId, { sliceKey: sliceKey(task), counts: counts.toCounts(), final: end.next === null, next: end.next });
     if (end.next !== null) await this.#continue(task, end.next, false);
   }
