@@ -9,4 +9,5 @@ RUN mkdir -p /data && chown node:node /data
 USER node
 VOLUME ["/data"]
 EXPOSE 3000
-CMD ["node", "src/main.ts"]
+# The flags of config.nodeFlags in package.json, as `npm start` passes them.
+CMD ["node", "--max-semi-space-size=8", "src/main.ts"]

@@ -1,8 +1,8 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startHeraldProcess, type HeraldProcess } from '../support/herald-process.ts';
+import { heraldNodeFlags, startHeraldProcess, type HeraldProcess } from '../support/herald-process.ts';
 
 const running: HeraldProcess[] = [];
 
@@ -17,6 +17,16 @@ async function start(env: Record<string, string>): Promise<HeraldProcess> {
 }
 
 describe('the service process', () => {
+  it('runs with a young generation of 8 MB semispaces, from npm start and from the container image alike', async () => {
+    const flags = heraldNodeFlags();
+    expect(flags).toContain('--max-semi-space-size=8');
+    const cmd = /^CMD (\[.*\])$/m.exec(readFileSync(join(import.meta.dirname, '../../Dockerfile'), 'utf8'))?.[1];
+    expect(JSON.parse(cmd ?? '[]')).toEqual(['node', ...flags, 'src/main.ts']);
+    const herald = await start({ HERALD_DATA_DIR: mkdtempSync(join(tmpdir(), 'herald-proc-')) });
+    const args = readFileSync(`/proc/${herald.child.pid}/cmdline`, 'utf8').split('\0');
+    expect(args).toEqual(expect.arrayContaining(flags));
+  });
+
   it('starts with development keys, prints them, keeps data across a restart and stops cleanly on SIGTERM', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'herald-proc-'));
     const first = await start({ HERALD_DATA_DIR: dataDir });

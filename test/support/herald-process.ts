@@ -1,7 +1,14 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 
 const mainScript = resolve(import.meta.dirname, '../../src/main.ts');
+
+/** The Node flags `npm start` runs Herald with (package.json `config.nodeFlags`). */
+export function heraldNodeFlags(): string[] {
+  const pkg = JSON.parse(readFileSync(resolve(import.meta.dirname, '../../package.json'), 'utf8')) as { config?: { nodeFlags?: string } };
+  return (pkg.config?.nodeFlags ?? '').split(' ').filter((flag) => flag !== '');
+}
 
 /** A Herald process started as `npm start` does. */
 export interface HeraldProcess {
@@ -18,13 +25,13 @@ export interface HeraldProcess {
 }
 
 /**
- * Runs `node src/main.ts [args]` with `env` added to this process's
+ * Runs `node <config.nodeFlags> src/main.ts [args]` with `env` added to this process's
  * environment, and waits until every role has started (its api, if it runs
  * one, listens on a port the kernel picked). Rejects with the process's
  * output when it exits first.
  */
 export function startHeraldProcess(env: Record<string, string>, args: string[] = []): Promise<HeraldProcess> {
-  const child = spawn(process.execPath, [mainScript, ...args], {
+  const child = spawn(process.execPath, [...heraldNodeFlags(), mainScript, ...args], {
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -56,7 +63,7 @@ export function startHeraldProcess(env: Record<string, string>, args: string[] =
 
 /** Runs `node src/main.ts <args>` to completion (a command such as `migrate`) and answers its exit code and output. */
 export function runHeraldCommand(args: string[], env: Record<string, string>): Promise<{ code: number | null; output: string }> {
-  const child = spawn(process.execPath, [mainScript, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...heraldNodeFlags(), mainScript, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
