@@ -21,7 +21,12 @@ export interface AudienceRules {
 export function targetPlatform(installation: StoredObject, rules: AudienceRules): Platform | null {
   const type = installation.deviceType;
   if (type !== 'ios' && type !== 'android') return null;
-  if (!(Date.parse(installation.updatedAt) >= rules.activeSince)) return null;
+  if (!savedSince(installation, rules.activeSince)) return null;
   if (rules.skip.some((index) => holdsIndex(installation, index))) return null;
   return matches(rules.where, installation) ? type : null;
+}
+
+/** Whether the installation was saved at or after `activeSince` (ms): not idle. */
+export function savedSince(installation: StoredObject, activeSince: number): boolean {
+  return Date.parse(installation.updatedAt) >= activeSince;
 }

@@ -7,7 +7,7 @@ import { appKey } from '../../core/ports/coordination.ts';
 import type { TokenBuckets } from '../../core/ports/token-buckets.ts';
 import type { DeviceKey } from '../../core/ports/installation-store.ts';
 import type { StoredObject, Store } from '../../core/ports/object-store.ts';
-import { targetPlatform } from '../audience/target-platform.ts';
+import { targetPlatform, savedSince } from '../audience/target-platform.ts';
 import { giveUpPush, worthRetrying } from '../give-up.ts';
 import { decodeTask, encodeMessage, sliceKey, taskKey, type PushTaskMessage } from '../push-messages.ts';
 import type { Platform } from '../requests/push-request.ts';
@@ -165,9 +165,12 @@ export class Sender {
     const installations = this.#deps.store.installations;
     const field = target.deviceType === 'ios' ? 'deviceToken' : 'installationId';
     const found = await Promise.all(ids.map((value) => installations.findByDevice(task.appId, { field, value })));
+    const activeSince = this.#deps.clock.now() - this.#deps.idleMs;
     const targets: Target[] = [];
     found.forEach((installation, index) => {
       const id = ids[index] as string;
+      // A listed device whose installation was not saved within the idle time is left out and not counted, as in a query push.
+      if (installation !== null && !savedSince(installation, activeSince)) return;
       // An Android id names an installation, whose registration token FCM needs; an iOS token is the address itself.
       if (target.deviceType === 'android' && installation === null) {
         slice.counts.devices += 1;

@@ -48,6 +48,19 @@ it('neither targets nor counts installations not saved for more than 90 days', a
   expect(await exists(idleAndroid)).toBe(true);
 });
 
+it('leaves them out of a device-list push too, without counting them', async () => {
+  const ios = await p.sendToDevices({ device_type: 'ios', device_ids: [deviceToken(1), deviceToken(2)], data: { alert: 'Listed' } });
+  expect(ios.status, JSON.stringify(ios.body)).toBe(201);
+  expect(await p.settled(ios.body.objectId)).toMatchObject({ devices: 1, successes: 1, errors: 0 });
+  const android = await p.sendToDevices({ device_type: 'android', device_ids: ['android-idle', 'android-fresh'], data: { alert: 'Listed' } });
+  expect(android.status, JSON.stringify(android.body)).toBe(201);
+  expect(await p.settled(android.body.objectId)).toMatchObject({ devices: 1, successes: 1, errors: 0 });
+  expect(p.fakes.apns.log.requestsTo(deviceToken(1))).toHaveLength(0);
+  expect(p.fakes.apns.deliveriesTo(deviceToken(2))).toHaveLength(2);
+  expect(p.fakes.fcm.log.requestsTo('fcm-idle')).toHaveLength(0);
+  expect(p.fakes.fcm.deliveriesTo('fcm-fresh')).toHaveLength(2);
+});
+
 it('leaves them out of a push without where too', async () => {
   const res = await p.send({ data: { alert: 'Everyone active' } });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
