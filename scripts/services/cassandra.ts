@@ -154,6 +154,12 @@ hints_directory: ${JSON.stringify(path.join(data, 'hints'))}
 cdc_raw_directory: ${JSON.stringify(path.join(data, 'cdc_raw'))}
 # Tests drop and truncate tables all the time; snapshots of them would only fill the disk.
 auto_snapshot: false
+# This node shares a small machine with a whole test suite: under that load a lightweight transaction's Paxos
+# rounds can take longer than a dedicated server's defaults (2 s writes, 1 s contention) allow. Still below the
+# driver's 10 s client-side timeout, so a stuck request is reported by the server, not abandoned by the client.
+write_request_timeout: 8000ms
+read_request_timeout: 8000ms
+cas_contention_timeout: 5000ms
 `;
   }
 }

@@ -21,8 +21,9 @@ describe('one record', () => {
     await p.saveInstallation({ deviceType: 'android', installationId: 'rec-a1', registrationId: 'fcm-rec-a1', vendor: 'fcm', channels: [channel] });
     await p.saveInstallation({ deviceType: 'android', installationId: 'rec-a2', channels: [channel] });
     p.fakes.apns.respondTo(deviceToken(4), [{ status: 400, reason: 'BadDeviceToken' }]);
-    // Device 1's first request gets no answer until the engine gives up on it and sends again.
-    p.fakes.apns.respondTo(deviceToken(1), [{ stall: true }]);
+    // Device 1's first three requests get no answer until the engine gives up on each (2 s) and sends again: the push
+    // stays in-queue for about 6 s, long enough to be read so even on a loaded machine, and the fourth send delivers it.
+    p.fakes.apns.respondTo(deviceToken(1), [{ stall: true }, { stall: true }, { stall: true }]);
     const requests = p.fakes.apns.log.requestCount;
 
     const data = { alert: 'Counted', title: 'Records' };
