@@ -11,7 +11,8 @@ import { authenticate } from './middleware/authenticate.ts';
 import { errorHandler, notFoundHandler } from './middleware/error-handler.ts';
 import { jsonBody } from './middleware/json-body.ts';
 import { requestMetrics } from './middleware/request-metrics.ts';
-import { operationsRoutes, type HealthChecks } from './routes/health-routes.ts';
+import type { Readiness } from '../runtime/readiness.ts';
+import { operationsRoutes } from './routes/health-routes.ts';
 import { installationRoutes } from './routes/installation-routes.ts';
 import { pushRoutes } from './routes/push-routes.ts';
 import { pageRoutes } from './routes/page-routes.ts';
@@ -23,7 +24,7 @@ export interface HttpAppDeps {
   apps: AppRegistry;
   logger: Logger;
   bodyLimitBytes: number;
-  health: HealthChecks;
+  health: Readiness;
   metrics: Metrics;
   /** Serve `/metrics`, `/healthz` and `/readyz` here; false when an internal port serves them. */
   serveOperations: boolean;
@@ -38,7 +39,8 @@ export function createHttpApp(deps: HttpAppDeps): Express {
   app.use(
     pinoHttp({
       logger: deps.logger,
-      customLogLevel: (_req, res, error) => (error || res.statusCode >= 500 ? 'error' : 'debug'),
+      // A 503 is a backend outage, logged once by the error handler's OutageLog rather than per request.
+      customLogLevel: (_req, res, error) => (res.statusCode !== 503 && (error || res.statusCode >= 500) ? 'error' : 'debug'),
       serializers: { req: (req: { url?: string }) => ({ ...req, url: maskLinkTokens(req.url) }) },
     }),
   );

@@ -101,7 +101,11 @@ export class PreconditionFailedError extends Error {
 
 /** Raised by adapters when their backing service cannot be reached. */
 export class ServiceUnavailableError extends HeraldError {
+  /** The backing service by name (`Cassandra`, `Redis`, `Kafka`). */
+  readonly service: string;
+
   constructor(service: string, cause?: unknown) {
     super(ErrorCode.unavailable, `${service} is unavailable; retry later`, { cause });
+    this.service = service;
   }
 }

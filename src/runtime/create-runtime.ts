@@ -5,8 +5,7 @@ import { userClassDescriptor } from '../accounts/user-class.ts';
 import { AppRegistry } from '../api/app-registry.ts';
 import { pushTopics, type PushTopics } from '../bus/topics.ts';
 import type { PushDeps } from '../push/push-deps.ts';
-import type { HealthChecks } from '../api/routes/health-routes.ts';
-import type { HeraldConfig } from '../config/schema.ts';
+import { rolesOf, type HeraldConfig } from '../config/schema.ts';
 import { BackgroundTasks } from '../core/background-tasks.ts';
 import { systemClock, type Clock } from '../core/clock.ts';
 import type { Logger } from '../core/logger.ts';
@@ -19,6 +18,7 @@ import { createSmsSender } from '../sms/create-sms-sender.ts';
 import { openBus } from './open-bus.ts';
 import { openCoordination } from './open-coordination.ts';
 import { openStore } from './open-store.ts';
+import { Readiness } from './readiness.ts';
 
 /** The adapters and shared services every role of one process uses. */
 export interface Runtime {
@@ -35,8 +35,8 @@ export interface Runtime {
   /** What the API's push endpoints need. */
   push: PushDeps;
   metrics: Metrics;
-  /** What `/readyz` asks: every backend this process uses. */
-  health: HealthChecks;
+  /** What `/readyz` answers: every backend this process uses, bounded in time; those its roles need decide. */
+  health: Readiness;
   /** Waits for background work, then closes adapters; safe to call twice. */
   close(): Promise<void>;
 }
@@ -98,6 +98,15 @@ export async function createRuntime(config: HeraldConfig, options: RuntimeOption
     })();
     return closing;
   };
-  const health = { store: () => store.ping(), coordination: () => coord.ping(), bus: () => bus.ping() };
+  // The bus carries push work: the consumer roles need it, an API node only to accept pushes (those answer 503 without it).
+  const busRequired = rolesOf(config.role).some((role) => role !== 'api');
+  const health = new Readiness(
+    [
+      { name: 'store', check: () => store.ping(), required: true },
+      { name: 'coordination', check: () => coord.ping(), required: true },
+      { name: 'bus', check: () => bus.ping(), required: busRequired },
+    ],
+    { clock },
+  );
   return { config, logger, clock, store, coord, bus, topics, apps, accounts, push, metrics, health, close };
 }

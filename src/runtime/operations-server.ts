@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createOperationsApp } from '../api/http-app.ts';
-import type { HealthChecks } from '../api/routes/health-routes.ts';
+import type { Readiness } from './readiness.ts';
 import type { Logger } from '../core/logger.ts';
 import type { Metrics } from '../core/metrics.ts';
 
@@ -14,7 +14,7 @@ export class OperationsServer {
   readonly #logger: Logger;
   #closing: Promise<void> | undefined;
 
-  constructor(deps: { health: HealthChecks; metrics: Metrics; logger: Logger }) {
+  constructor(deps: { health: Readiness; metrics: Metrics; logger: Logger }) {
     this.#server = createServer(createOperationsApp(deps));
     this.#logger = deps.logger;
   }

@@ -1,7 +1,8 @@
 import type { NextFunction, Request, Response } from 'express';
-import { ErrorCode, HeraldError, PreconditionFailedError } from '../../core/errors.ts';
+import { ErrorCode, HeraldError, PreconditionFailedError, ServiceUnavailableError } from '../../core/errors.ts';
 import type { Logger } from '../../core/logger.ts';
 import { maskLinkTokens } from '../mask-link-tokens.ts';
+import { OutageLog } from '../outage-log.ts';
 
 /** Errors from express's own body reading carry a `type` and a `status`. */
 interface BodyReadError {
@@ -9,11 +10,16 @@ interface BodyReadError {
   status?: number;
 }
 
-/** Maps every error to a `{code, error}` answer; only our own faults are 5xx, and only they are logged as errors. */
-export function errorHandler(logger: Logger) {
+/**
+ * Maps every error to a `{code, error}` answer; only our own faults are 5xx,
+ * and only they are logged as errors. A backend outage is logged once when it
+ * starts and once when it ends (OutageLog), not per refused request.
+ */
+export function errorHandler(logger: Logger, outages = new OutageLog(logger)) {
   return (error: unknown, req: Request, res: Response, _next: NextFunction): void => {
     const herald = toHeraldError(error);
-    if (herald.status >= 500) logger.error({ err: error, method: req.method, path: maskLinkTokens(req.path) }, 'request failed');
+    if (herald instanceof ServiceUnavailableError) outages.refused(herald);
+    else if (herald.status >= 500) logger.error({ err: error, method: req.method, path: maskLinkTokens(req.path) }, 'request failed');
     if (herald.retryable) res.set('Retry-After', '5');
     res.status(herald.status).json(herald.toBody());
   };

@@ -1,13 +1,13 @@
 import { Router } from 'express';
 import type { Metrics } from '../../core/metrics.ts';
-
-export type HealthChecks = Readonly<Record<string, () => Promise<void>>>;
+import type { Readiness } from '../../runtime/readiness.ts';
 
 /**
  * What operators and orchestrators read: `/healthz` (the process answers),
- * `/readyz` (every dependency answers, each reported by name) and `/metrics`.
+ * `/readyz` (the backends this process's roles need answer; each backend
+ * reported by name) and `/metrics`.
  */
-export function operationsRoutes(checks: HealthChecks, metrics: Metrics): Router {
+export function operationsRoutes(readiness: Readiness, metrics: Metrics): Router {
   const router = Router();
   router.get('/metrics', async (_req, res) => {
     res.type(metrics.contentType).send(await metrics.text());
@@ -16,18 +16,8 @@ export function operationsRoutes(checks: HealthChecks, metrics: Metrics): Router
     res.json({ status: 'ok' });
   });
   router.get('/readyz', async (_req, res) => {
-    const entries: (readonly [string, { status: string; error?: string }])[] = await Promise.all(
-      Object.entries(checks).map(async ([name, check]) => {
-        try {
-          await check();
-          return [name, { status: 'ok' }] as const;
-        } catch (error) {
-          return [name, { status: 'unavailable', error: (error as Error).message }] as const;
-        }
-      }),
-    );
-    const ready = entries.every(([, result]) => result.status === 'ok');
-    res.status(ready ? 200 : 503).json({ status: ready ? 'ok' : 'unavailable', checks: Object.fromEntries(entries) });
+    const { ready, checks } = await readiness.report();
+    res.status(ready ? 200 : 503).json({ status: ready ? 'ok' : 'unavailable', checks });
   });
   return router;
 }
