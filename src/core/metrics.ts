@@ -47,15 +47,9 @@ export class Metrics {
       registers,
     });
     const inFlight = new Gauge({ name: 'herald_push_tasks_in_flight', help: 'Task slices being worked on by the senders of this process', registers });
-    // One child per label set, made once: the delivery path only increments.
-    const deliveryChildren = new Map<string, Counter.Internal>();
     this.sender = {
-      delivery: (gateway, outcome, count) => {
-        const key = `${gateway}/${outcome}`;
-        let child = deliveryChildren.get(key);
-        if (child === undefined) deliveryChildren.set(key, (child = deliveries.labels({ gateway, outcome })));
-        child.inc(count);
-      },
+      // Called once per slice and outcome (the sender tallies its deliveries), not per delivery.
+      delivery: (gateway, outcome, count) => deliveries.inc({ gateway, outcome }, count),
       sliceStarted: () => inFlight.inc(),
       sliceEnded: () => inFlight.dec(),
     };

@@ -4,10 +4,13 @@ import { resolve } from 'node:path';
 
 const mainScript = resolve(import.meta.dirname, '../../src/main.ts');
 
+const packageConfig = (JSON.parse(readFileSync(resolve(import.meta.dirname, '../../package.json'), 'utf8')) as { config?: { nodeFlags?: string } }).config;
+/** Read once: every spawned Herald gets the same flags. */
+const nodeFlags = (packageConfig?.nodeFlags ?? '').split(' ').filter((flag) => flag !== '');
+
 /** The Node flags `npm start` runs Herald with (package.json `config.nodeFlags`). */
 export function heraldNodeFlags(): string[] {
-  const pkg = JSON.parse(readFileSync(resolve(import.meta.dirname, '../../package.json'), 'utf8')) as { config?: { nodeFlags?: string } };
-  return (pkg.config?.nodeFlags ?? '').split(' ').filter((flag) => flag !== '');
+  return [...nodeFlags];
 }
 
 /** A Herald process started as `npm start` does. */

@@ -136,7 +136,7 @@ export class Sender {
     if (task.scope.kind !== 'shard') throw new Error('not a shard task');
     const { shard, index, skip } = task.scope;
     const page = await this.#deps.store.installations.scanShard(task.appId, { shard, index, after: task.cursor, limit: this.#deps.sliceSize });
-    const rules = { where: slice.prepared.where, skip, activeSince: this.#deps.clock.now() - this.#deps.idleMs };
+    const rules = { where: slice.prepared.where, skip, activeSince: this.#activeSince() };
     const targets: Target[] = [];
     for (const installation of page.installations) {
       const platform = targetPlatform(installation, rules);
@@ -151,7 +151,7 @@ export class Sender {
   /** A query that pins one device by its token or installationId: one read, and the same rules as a shard. */
   async #lookupSlice(task: PushTaskMessage, key: DeviceKey, slice: SliceContext): Promise<SliceEnd> {
     const installation = await this.#deps.store.installations.findByDevice(task.appId, key);
-    const rules = { where: slice.prepared.where, skip: [], activeSince: this.#deps.clock.now() - this.#deps.idleMs };
+    const rules = { where: slice.prepared.where, skip: [], activeSince: this.#activeSince() };
     const platform = installation === null ? null : targetPlatform(installation, rules);
     if (installation === null || platform === null) return { next: null };
     const sent = await this.#deliver(task, slice, [{ installation, id: installation.objectId, platform }]);
@@ -165,7 +165,7 @@ export class Sender {
     const installations = this.#deps.store.installations;
     const field = target.deviceType === 'ios' ? 'deviceToken' : 'installationId';
     const found = await Promise.all(ids.map((value) => installations.findByDevice(task.appId, { field, value })));
-    const activeSince = this.#deps.clock.now() - this.#deps.idleMs;
+    const activeSince = this.#activeSince();
     const targets: Target[] = [];
     found.forEach((installation, index) => {
       const id = ids[index] as string;
@@ -224,6 +224,11 @@ export class Sender {
     // A delivery stopped between retries by a rebalance was not sent: the whole slice goes to the next owner.
     await sends.settled();
     return handed;
+  }
+
+  /** Installations saved before this time (ms) are idle: neither targeted nor counted. */
+  #activeSince(): number {
+    return this.#deps.clock.now() - this.#deps.idleMs;
   }
 
   /** Starts one target's delivery; undefined when it was counted without sending. */
