@@ -1,6 +1,13 @@
 /** What a fake remembers about each request: full records, or only counts per token. */
 export type RecordMode = 'full' | 'count';
 
+/**
+ * Names the push a request belongs to, from its body (a marker the test put
+ * in the push's data), so that accepted deliveries are also counted per push
+ * and token; undefined leaves a request untagged.
+ */
+export type DeliveryTagger = (body: Buffer) => string | undefined;
+
 interface Waiter {
   count: number;
   of: 'deliveries' | 'requests';
@@ -17,6 +24,7 @@ export class DeliveryLog<R extends { token: string; status: number | 'stalled' }
   /** Every request that reached the fake's checks, in arrival order (full mode). */
   readonly requests: R[] = [];
   #counts = new Map<string, number>();
+  #tagged = new Map<string, Map<string, number>>();
   #requestCount = 0;
   #deliveryCount = 0;
   #duplicates = 0;
@@ -26,8 +34,8 @@ export class DeliveryLog<R extends { token: string; status: number | 'stalled' }
     this.mode = mode;
   }
 
-  /** Notes one request; `record` is only built by callers in full mode. */
-  add(token: string, accepted: boolean, record: R | undefined): void {
+  /** Notes one request; `record` is only built by callers in full mode; `tag` names the push of an accepted one. */
+  add(token: string, accepted: boolean, record: R | undefined, tag?: string): void {
     this.#requestCount++;
     if (record !== undefined) this.requests.push(record);
     if (accepted) {
@@ -35,6 +43,11 @@ export class DeliveryLog<R extends { token: string; status: number | 'stalled' }
       const before = this.#counts.get(token) ?? 0;
       if (before > 0) this.#duplicates++;
       this.#counts.set(token, before + 1);
+      if (tag !== undefined) {
+        let perToken = this.#tagged.get(tag);
+        if (perToken === undefined) this.#tagged.set(tag, (perToken = new Map()));
+        perToken.set(token, (perToken.get(token) ?? 0) + 1);
+      }
     }
     if (this.#waiters.length > 0) this.#wake();
   }
@@ -55,6 +68,11 @@ export class DeliveryLog<R extends { token: string; status: number | 'stalled' }
   /** Accepted deliveries to `token`, in either mode. */
   countOf(token: string): number {
     return this.#counts.get(token) ?? 0;
+  }
+
+  /** Accepted deliveries of the push tagged `tag`, per token (empty when none arrived), in either mode. */
+  deliveriesTagged(tag: string): ReadonlyMap<string, number> {
+    return this.#tagged.get(tag) ?? new Map();
   }
 
   get requestCount(): number {
@@ -87,6 +105,7 @@ export class DeliveryLog<R extends { token: string; status: number | 'stalled' }
   reset(): void {
     this.requests.length = 0;
     this.#counts = new Map();
+    this.#tagged = new Map();
     this.#requestCount = 0;
     this.#deliveryCount = 0;
     this.#duplicates = 0;

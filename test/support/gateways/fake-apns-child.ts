@@ -40,6 +40,9 @@ async function run(command: FakeApnsCommand): Promise<unknown> {
     case 'goaway':
       running.goaway(command.options);
       return null;
+    case 'goawayEverySession':
+      running.goawayEverySession(command.on);
+      return null;
     case 'reset':
       running.reset();
       return null;

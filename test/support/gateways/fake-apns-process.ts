@@ -80,6 +80,11 @@ export class FakeApnsProcess {
     await this.#channel.call({ type: 'goaway', options });
   }
 
+  /** See `FakeApns.goawayEverySession`. */
+  async goawayEverySession(on: boolean): Promise<void> {
+    await this.#channel.call({ type: 'goawayEverySession', on });
+  }
+
   async reset(): Promise<void> {
     await this.#channel.call({ type: 'reset' });
   }

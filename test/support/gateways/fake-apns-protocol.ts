@@ -8,8 +8,8 @@ export interface SerializedApnsKey {
   topics?: string[];
 }
 
-/** Settings of a fake APNs in its own process; the clock is the child's system clock. */
-export interface FakeApnsProcessOptions extends Omit<FakeApnsOptions, 'clock' | 'keys'> {
+/** Settings of a fake APNs in its own process; the clock is the child's system clock, and payloads are not tagged. */
+export interface FakeApnsProcessOptions extends Omit<FakeApnsOptions, 'clock' | 'keys' | 'tagger'> {
   keys?: SerializedApnsKey[];
 }
 
@@ -31,6 +31,7 @@ export type FakeApnsCommand =
   | { type: 'respondTo'; token: string; answers: ApnsAnswer[] }
   | { type: 'setDefaultAnswer'; answer: ApnsAnswer }
   | { type: 'goaway'; options: { refuseInFlight?: boolean; keepConnection?: boolean } }
+  | { type: 'goawayEverySession'; on: boolean }
   | { type: 'reset' }
   | { type: 'close' };
 

@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { systemClock, type Clock } from '../../../src/core/clock.ts';
 import { ApnsTokenCheck, type RegisteredApnsKey } from './apns-token-check.ts';
-import { DeliveryLog, type RecordMode } from './delivery-log.ts';
+import { DeliveryLog, type DeliveryTagger, type RecordMode } from './delivery-log.ts';
 
 /** A scripted answer of the fake, or a stall (no answer at all). */
 export type ApnsAnswer =
@@ -53,6 +53,8 @@ export interface FakeApnsOptions {
   maxConcurrentStreams?: number;
   /** `count` keeps only counts per token (benchmarks); default full. */
   record?: RecordMode;
+  /** Names the push of each accepted payload, for counts per push and token (`log.deliveriesTagged`). */
+  tagger?: DeliveryTagger;
   /** Judges provider token age; default the system clock. */
   clock?: Clock;
   keys?: RegisteredApnsKey[];
@@ -76,6 +78,8 @@ export interface FakeApnsStats {
   peakStreams: number;
   /** Distinct provider tokens whose signature was verified. */
   tokenVerifications: number;
+  /** GOAWAY frames sent, by `goaway()` or while `goawayEverySession` is on. */
+  goaways: number;
 }
 
 const pushTypes = new Set(['alert', 'background', 'location', 'voip', 'complication', 'fileprovider', 'mdm', 'liveactivity', 'pushtotalk', 'widgets', 'controls']);
@@ -118,8 +122,9 @@ export class FakeApns {
   readonly #sessions = new Map<ServerHttp2Session, SessionState>();
   readonly #heldStreams = new Set<ServerHttp2Stream>();
   #defaultAnswer: ApnsAnswer;
-  #stats: FakeApnsStats = { connections: 0, sessions: 0, openSessions: 0, streams: 0, peakStreamsPerSession: 0, peakStreams: 0, tokenVerifications: 0 };
+  #stats: FakeApnsStats = { connections: 0, sessions: 0, openSessions: 0, streams: 0, peakStreamsPerSession: 0, peakStreams: 0, tokenVerifications: 0, goaways: 0 };
   #port = 0;
+  #goingAway = false;
 
   static async start(options: FakeApnsOptions): Promise<FakeApns> {
     const fake = new FakeApns(options);
@@ -194,14 +199,22 @@ export class FakeApns {
       if (options.refuseInFlight === true) {
         for (const stream of state.unanswered) lastStreamId = Math.min(lastStreamId, (stream.id ?? 1) - 1);
       }
-      state.goawayAfter = lastStreamId;
-      session.goaway(constants.NGHTTP2_NO_ERROR, lastStreamId);
-      for (const stream of state.unanswered) {
-        if ((stream.id ?? 0) > lastStreamId) stream.close(constants.NGHTTP2_REFUSED_STREAM);
-      }
+      this.#sendGoaway(session, state, lastStreamId);
       // Then the connection goes, once its remaining streams are answered.
       if (options.keepConnection !== true) session.close();
     }
+  }
+
+  /**
+   * While on, the fake acts as an APNs node taken out of service for a
+   * while: the open sessions get a GOAWAY now (their streams received so far
+   * are still answered), and every session opened meanwhile gets a GOAWAY
+   * with last stream id 0 as soon as it opens and is closed: its requests are
+   * refused, never acted on, and must be sent again once this is turned off.
+   */
+  goawayEverySession(on: boolean): void {
+    this.#goingAway = on;
+    if (on) this.goaway();
   }
 
   deliveriesTo(token: string): ApnsRequestRecord[] {
@@ -223,7 +236,8 @@ export class FakeApns {
     this.#stalled.clear();
     this.#defaultAnswer = this.#options.defaultAnswer ?? ok;
     const openSessions = this.#sessions.size;
-    this.#stats = { connections: 0, sessions: 0, openSessions, streams: this.#stats.streams, peakStreamsPerSession: 0, peakStreams: 0, tokenVerifications: 0 };
+    this.#stats = { connections: 0, sessions: 0, openSessions, streams: this.#stats.streams, peakStreamsPerSession: 0, peakStreams: 0, tokenVerifications: 0, goaways: 0 };
+    this.#goingAway = false;
   }
 
   /** Drops every connection and stops listening. */
@@ -263,6 +277,20 @@ export class FakeApns {
     this.#sessions.set(session, state);
     session.on('error', () => {});
     session.once('close', () => this.#sessions.delete(session));
+    if (this.#goingAway) {
+      this.#sendGoaway(session, state, 0);
+      session.close();
+    }
+  }
+
+  /** GOAWAY (NO_ERROR) naming `lastStreamId`; streams above it, received or still to come, are refused. */
+  #sendGoaway(session: ServerHttp2Session, state: SessionState, lastStreamId: number): void {
+    state.goawayAfter = lastStreamId;
+    session.goaway(constants.NGHTTP2_NO_ERROR, lastStreamId);
+    this.#stats.goaways++;
+    for (const stream of state.unanswered) {
+      if ((stream.id ?? 0) > lastStreamId) stream.close(constants.NGHTTP2_REFUSED_STREAM);
+    }
   }
 
   #onStream(stream: ServerHttp2Stream, headers: IncomingHttpHeaders): void {
@@ -329,7 +357,8 @@ export class FakeApns {
     reason: string | undefined,
   ): void {
     const record = this.log.mode === 'full' ? this.#record(token, headers, payload, state, apnsId, status, reason) : undefined;
-    this.log.add(token, status === 200, record);
+    const accepted = status === 200;
+    this.log.add(token, accepted, record, accepted ? this.#options.tagger?.(payload) : undefined);
   }
 
   #nextAnswer(token: string): ApnsAnswer {

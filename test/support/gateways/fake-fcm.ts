@@ -1,9 +1,9 @@
 import { randomBytes, verify, type KeyObject } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { createSecureServer, type Http2SecureServer, type Http2ServerRequest, type Http2ServerResponse, type ServerHttp2Session } from 'node:http2';
+import { constants, createSecureServer, type Http2SecureServer, type Http2ServerRequest, type Http2ServerResponse, type ServerHttp2Session } from 'node:http2';
 import type { AddressInfo, Socket } from 'node:net';
 import { systemClock, type Clock } from '../../../src/core/clock.ts';
-import { DeliveryLog, type RecordMode } from './delivery-log.ts';
+import { DeliveryLog, type DeliveryTagger, type RecordMode } from './delivery-log.ts';
 
 const fcmScope = 'https://www.googleapis.com/auth/firebase.messaging';
 const jwtBearerGrant = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
@@ -56,7 +56,16 @@ export interface FakeFcmOptions {
   accessTokenTtlSeconds?: number;
   clock?: Clock;
   record?: RecordMode;
+  /** Names the push of each accepted send body, for counts per push and token (`log.deliveriesTagged`). */
+  tagger?: DeliveryTagger;
   port?: number;
+}
+
+interface SessionState {
+  id: number;
+  lastStreamId: number;
+  /** Streams above this id arrived after our GOAWAY and are refused. */
+  goawayAfter: number;
 }
 
 interface IssuedToken {
@@ -83,11 +92,14 @@ export class FakeFcm {
   readonly #accounts = new Map<string, FakeServiceAccount>();
   readonly #issued = new Map<string, IssuedToken>();
   readonly #scripts = new Map<string, FcmAnswer[]>();
-  readonly #sessionIds = new WeakMap<ServerHttp2Session, number>();
+  readonly #sessions = new Map<ServerHttp2Session, SessionState>();
   readonly #sockets = new Set<Socket>();
   #tokenRequests = 0;
   #tokenWaiters: { count: number; resolve: () => void }[] = [];
-  #sessions = 0;
+  #sessionCount = 0;
+  #goaways = 0;
+  #goingAway = false;
+  #defaultAnswer: FcmAnswer = { status: 200 };
   #port = 0;
 
   static async start(options: FakeFcmOptions): Promise<FakeFcm> {
@@ -106,11 +118,7 @@ export class FakeFcm {
     this.log = new DeliveryLog(options.record ?? 'full');
     for (const account of options.accounts) this.#accounts.set(account.clientEmail, account);
     this.#server = createSecureServer({ cert: options.cert, key: options.key, allowHTTP1: true });
-    this.#server.on('session', (session) => {
-      this.#sessions++;
-      this.#sessionIds.set(session, this.#sessions);
-      session.on('error', () => {});
-    });
+    this.#server.on('session', (session) => this.#openSession(session));
     this.#server.on('request', (req: Request, res: Response) => this.#onRequest(req, res));
     this.#server.on('connection', (socket: Socket) => {
       this.#sockets.add(socket);
@@ -140,12 +148,38 @@ export class FakeFcm {
 
   /** HTTP/2 sessions opened (the token endpoint's HTTP/1.1 connections not counted). */
   get sessions(): number {
-    return this.#sessions;
+    return this.#sessionCount;
   }
 
-  /** Answers the next requests for `token` with `answers`, in order; then 200. */
+  /** GOAWAY frames sent while `goawayEverySession` was on. */
+  get goaways(): number {
+    return this.#goaways;
+  }
+
+  /** Answers the next requests for `token` with `answers`, in order; then the default answer. */
   respondTo(token: string, answers: FcmAnswer[]): void {
     this.#scripts.set(token, [...(this.#scripts.get(token) ?? []), ...answers]);
+  }
+
+  /** The answer to sends without a script; 200 unless set. */
+  setDefaultAnswer(answer: FcmAnswer): void {
+    this.#defaultAnswer = answer;
+  }
+
+  /**
+   * While on, the fake acts as an FCM front end taken out of service for a
+   * while: open HTTP/2 sessions get a GOAWAY now (the sends received so far
+   * are still answered), and every session opened meanwhile gets a GOAWAY
+   * with last stream id 0 as soon as it opens and is closed, so its sends are
+   * refused, never acted on. The token endpoint's HTTP/1.1 is not affected.
+   */
+  goawayEverySession(on: boolean): void {
+    this.#goingAway = on;
+    if (!on) return;
+    for (const [session, state] of this.#sessions) {
+      if (session.closed || session.destroyed) continue;
+      this.#sendGoaway(session, state, state.lastStreamId);
+    }
   }
 
   /** Makes every access token issued so far invalid, as a revocation would. */
@@ -167,7 +201,34 @@ export class FakeFcm {
     await new Promise<void>((resolve) => this.#server.close(() => resolve()));
   }
 
+  #openSession(session: ServerHttp2Session): void {
+    this.#sessionCount++;
+    const state: SessionState = { id: this.#sessionCount, lastStreamId: 0, goawayAfter: Infinity };
+    this.#sessions.set(session, state);
+    session.on('error', () => {});
+    session.once('close', () => this.#sessions.delete(session));
+    if (this.#goingAway) this.#sendGoaway(session, state, 0);
+  }
+
+  /** GOAWAY (NO_ERROR) naming `lastStreamId`, then the session closes once its remaining streams are answered. */
+  #sendGoaway(session: ServerHttp2Session, state: SessionState, lastStreamId: number): void {
+    state.goawayAfter = lastStreamId;
+    session.goaway(constants.NGHTTP2_NO_ERROR, lastStreamId);
+    this.#goaways++;
+    session.close();
+  }
+
   #onRequest(req: Request, res: Response): void {
+    if ('stream' in req) {
+      const state = this.#sessions.get(req.stream.session as ServerHttp2Session);
+      const id = req.stream.id ?? 0;
+      if (state !== undefined && id > state.goawayAfter) {
+        // Above the GOAWAY's last stream id: refused, never acted on.
+        req.stream.close(constants.NGHTTP2_REFUSED_STREAM);
+        return;
+      }
+      if (state !== undefined) state.lastStreamId = Math.max(state.lastStreamId, id);
+    }
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
@@ -245,12 +306,13 @@ export class FakeFcm {
             body,
             message: checked.message,
             receivedAt: this.#clock.now(),
-            sessionId: 'stream' in req ? (this.#sessionIds.get(req.stream.session as ServerHttp2Session) ?? 0) : 0,
+            sessionId: 'stream' in req ? (this.#sessions.get(req.stream.session as ServerHttp2Session)?.id ?? 0) : 0,
             status,
             errorCode,
           }
         : undefined;
-    this.log.add(token, status === 200, record);
+    const accepted = status === 200;
+    this.log.add(token, accepted, record, accepted ? this.#options.tagger?.(body) : undefined);
 
     if ('stall' in answer) return;
     const respond = (): void => {
@@ -269,7 +331,7 @@ export class FakeFcm {
     const script = this.#scripts.get(token);
     const next = script?.shift();
     if (script !== undefined && script.length === 0) this.#scripts.delete(token);
-    return next ?? { status: 200 };
+    return next ?? this.#defaultAnswer;
   }
 }
 
