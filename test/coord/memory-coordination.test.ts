@@ -67,10 +67,26 @@ describe('MemoryCoordination housekeeping', () => {
     await coord.close();
   });
 
+  // The conformance suite sees a lease lapse the moment its TTL is over; these see it held until then.
+  it('holds a lease until the last millisecond of its TTL, and an extension for its TTL from then on', async () => {
+    const { coord, clock } = setup();
+    const lease = await coord.acquireLease('leader', 1000);
+    clock.advance(999);
+    expect(await coord.acquireLease('leader', 1000)).toBeNull();
+    expect(await lease?.extend(1000)).toBe(true);
+    clock.advance(999);
+    expect(await coord.acquireLease('leader', 1000)).toBeNull();
+    clock.advance(1);
+    expect(await coord.acquireLease('leader', 1000)).not.toBeNull();
+    expect(await lease?.extend(1000)).toBe(false);
+    await coord.close();
+  });
+
   it('stops sweeping and refuses work once closed', async () => {
     const { coord } = setup();
     await coord.close();
     expect(vi.getTimerCount()).toBe(0);
-    await expect(coord.get('anything')).rejects.toThrow('closed');
+    await expect(coord.get('anything')).rejects.toThrow(new Error('coordination is closed'));
+    await expect(coord.acquireLease('anything', 1000)).rejects.toThrow(new Error('coordination is closed'));
   });
 });

@@ -1,9 +1,18 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { RedisCoordination } from '../../src/coord/redis/redis-coordination.ts';
 import type { RedisCoordinationOptions } from '../../src/coord/redis/redis-coordination-options.ts';
 import { ServiceUnavailableError } from '../../src/core/errors.ts';
+import { eventually } from '../support/eventually.ts';
 import { memoryLogger } from '../support/memory-logger.ts';
 import { startRedisProcess, type RedisProcess } from '../support/redis-process.ts';
+import { withDeadline } from '../support/with-deadline.ts';
+
+// Failing "at once" is told apart from failing "after the command timeout" by a
+// timeout far longer than the deadline the test allows: the deadlines leave a
+// loaded machine seconds to spare, and a call that waited for the timeout
+// would still miss them by seconds.
+const patientMs = 20_000;
+const promptMs = 5_000;
 
 // Each test has its own redis-server, so it may kill, freeze and restart it.
 describe('RedisCoordination when Redis goes away', () => {
@@ -50,34 +59,43 @@ describe('RedisCoordination when Redis goes away', () => {
     };
   }
 
-  async function expectUnavailable(call: () => Promise<unknown>, withinMs: number): Promise<void> {
-    const started = performance.now();
-    const error = await call().then(
-      () => new Error('expected the call to fail'),
-      (reason: unknown) => reason,
+  /** Waits, at most `withinMs`, for `call` to fail as a Redis outage: 503, retryable, naming Redis. */
+  async function expectUnavailable(what: string, call: () => Promise<unknown>, withinMs: number): Promise<void> {
+    const error = await withDeadline(
+      call().then(
+        (value: unknown) => new Error(`expected ${what} to fail, but it answered ${String(value)}`),
+        (reason: unknown) => reason,
+      ),
+      `${what} to fail`,
+      { timeoutMs: withinMs },
     );
     expect(error).toBeInstanceOf(ServiceUnavailableError);
-    expect(error).toMatchObject({ status: 503, code: 503, retryable: true });
-    expect(performance.now() - started).toBeLessThan(withinMs);
+    expect(error).toMatchObject({ status: 503, code: 503, retryable: true, service: 'Redis', message: 'Redis is unavailable; retry later' });
+  }
+
+  /** Polls until the adapter answers PING again after an outage. */
+  function reconnected(coord: RedisCoordination): Promise<void> {
+    return eventually('the adapter to reconnect and answer PING', () => coord.ping());
   }
 
   it('fails every call at once with 503 while Redis is down, and serves again once it is back', async () => {
     const log = memoryLogger();
-    const coord = await open({ logger: log.logger });
+    const coord = await open({ logger: log.logger, commandTimeoutMs: patientMs });
     const lease = await coord.acquireLease('leader', 60_000);
+    if (lease === null) throw new Error('expected the lease of a fresh server');
     await coord.set('k', 'before', 60_000);
 
     await server.stop();
-    for (const call of Object.values(everyCall(coord))) await expectUnavailable(call, 100);
-    await expectUnavailable(() => lease?.extend(60_000) ?? Promise.resolve(), 100);
+    for (const [name, call] of Object.entries(everyCall(coord))) await expectUnavailable(name, call, promptMs);
+    await expectUnavailable('extend', () => lease.extend(60_000), promptMs);
 
     await server.start();
     // The same adapter reconnects by itself.
-    await vi.waitFor(() => coord.ping(), { timeout: 5000, interval: 25 });
+    await reconnected(coord);
     await coord.set('k', 'after', 60_000);
     expect(await coord.get('k')).toBe('after');
     // The restarted server kept nothing, the old lease included.
-    expect(await lease?.extend(60_000)).toBe(false);
+    expect(await lease.extend(60_000)).toBe(false);
     expect(await coord.acquireLease('leader', 60_000)).not.toBeNull();
     expect(await coord.recordEvent('failures', Date.now(), 60_000)).toBe(1);
     // One line for the loss and one for the recovery, however many redials came between.
@@ -87,24 +105,29 @@ describe('RedisCoordination when Redis goes away', () => {
     ]);
   });
 
-  it('fails a call in flight when its connection drops, without waiting for the timeout', async () => {
-    const coord = await open({ commandTimeoutMs: 10_000 });
+  it('fails a call in flight when its connection drops, without waiting for the timeout, and serves again once Redis is back', async () => {
+    const coord = await open({ commandTimeoutMs: patientMs });
     server.pause();
-    const started = performance.now();
-    const inFlight = coord.setIfAbsent('req-id', 'push', 60_000).catch((reason: unknown) => reason);
+    const inFlight = coord.setIfAbsent('req-id', 'push', 60_000);
+    // Handled at once, so that failing while the server stops is not reported as unhandled; judged below.
+    void inFlight.catch(() => undefined);
     await server.stop();
-    expect(await inFlight).toBeInstanceOf(ServiceUnavailableError);
-    expect(performance.now() - started).toBeLessThan(1000);
+    await expectUnavailable('the setIfAbsent in flight', () => inFlight, promptMs);
+    await server.start();
+    await reconnected(coord);
+    expect(await coord.setIfAbsent('after-restart', 'push', 60_000)).toBe(true);
   });
 
-  it('fails a call within the command timeout when Redis stops answering, and serves again once it resumes', async () => {
+  it('fails a call after the command timeout when Redis stops answering, and serves again once it resumes', async () => {
+    // How the option reaches the client is checked exactly in redis-coordination-options.test.ts;
+    // here, that a frozen server makes calls fail instead of hang.
     const coord = await open({ commandTimeoutMs: 300 });
     server.pause();
-    await expectUnavailable(() => coord.get('k'), 1500);
-    await expectUnavailable(() => coord.takeTokens('flow', { ratePerSecond: 10, burst: 10, requested: 1, now: Date.now() }), 1500);
+    await expectUnavailable('get', () => coord.get('k'), promptMs);
+    await expectUnavailable('takeTokens', () => coord.takeTokens('flow', { ratePerSecond: 10, burst: 10, requested: 1, now: Date.now() }), promptMs);
 
     server.resume();
-    await vi.waitFor(() => coord.ping(), { timeout: 5000, interval: 25 });
+    await reconnected(coord);
     expect(await coord.setIfAbsent('req-id', 'push', 60_000)).toBe(true);
   });
 
@@ -116,14 +139,14 @@ describe('RedisCoordination when Redis goes away', () => {
     await expect(coord.ping()).resolves.toBeUndefined();
   });
 
-  it('closes promptly while Redis is down', async () => {
-    const coord = await open();
+  it('closes promptly while Redis is down, and stays closed once it is back', async () => {
+    const coord = await open({ commandTimeoutMs: patientMs });
     await server.stop();
-    await expectUnavailable(() => coord.ping(), 100);
-    const started = performance.now();
-    await coord.close();
-    await coord.close();
-    expect(performance.now() - started).toBeLessThan(100);
+    await expectUnavailable('ping', () => coord.ping(), promptMs);
+    // A close that waited for the server would wait until after this deadline: the server comes back only below.
+    await withDeadline(coord.close(), 'close while Redis is down', { timeoutMs: promptMs });
+    await withDeadline(coord.close(), 'a second close', { timeoutMs: promptMs });
     await server.start();
+    await expect(coord.ping()).rejects.toThrow(new Error('coordination is closed'));
   });
 });

@@ -89,17 +89,18 @@ export function describeTokenBucketConformance(name: string, make: () => Promise
       expect(granted).toBeGreaterThanOrEqual(shared.burst);
     });
 
-    it.each<[string, Partial<TokenRequest>]>([
-      ['a rate of zero', { ratePerSecond: 0 }],
-      ['a negative rate', { ratePerSecond: -5 }],
-      ['an infinite rate', { ratePerSecond: Number.POSITIVE_INFINITY }],
-      ['a burst of zero', { burst: 0 }],
-      ['a fractional burst', { burst: 2.5 }],
-      ['a request for zero tokens', { requested: 0 }],
-      ['a request for part of a token', { requested: 0.5 }],
-      ['a time that is not a number', { now: Number.NaN }],
-    ])('refuses %s', async (_case, override) => {
-      await expect(buckets.takeTokens(key, { ratePerSecond: rate, burst, requested: 1, now: start, ...override })).rejects.toThrow(RangeError);
+    it.each<[string, Partial<TokenRequest>, string]>([
+      ['a rate of zero', { ratePerSecond: 0 }, 'ratePerSecond must be positive, got 0'],
+      ['a negative rate', { ratePerSecond: -5 }, 'ratePerSecond must be positive, got -5'],
+      ['an infinite rate', { ratePerSecond: Number.POSITIVE_INFINITY }, 'ratePerSecond must be positive, got Infinity'],
+      ['a burst of zero', { burst: 0 }, 'burst must be a whole number of at least 1, got 0'],
+      ['a fractional burst', { burst: 2.5 }, 'burst must be a whole number of at least 1, got 2.5'],
+      ['a request for zero tokens', { requested: 0 }, 'requested must be a whole number of at least 1, got 0'],
+      ['a request for part of a token', { requested: 0.5 }, 'requested must be a whole number of at least 1, got 0.5'],
+      ['a time that is not a number', { now: Number.NaN }, 'now must be a time in milliseconds, got NaN'],
+    ])('refuses %s, taking nothing from the bucket', async (_case, override, message) => {
+      await expect(buckets.takeTokens(key, { ratePerSecond: rate, burst, requested: 1, now: start, ...override })).rejects.toThrow(new RangeError(message));
+      expect(await take(burst, start)).toEqual({ granted: burst, retryAfterMs: 0 });
     });
   });
 }
