@@ -1,8 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { partitionForKey } from '../../src/bus/key-partition.ts';
 import { UnknownTopicError, type Bus, type MessageHandler, type SubscribeOptions, type Subscription } from '../../src/core/ports/bus.ts';
+import { eventually } from '../support/eventually.ts';
+import { withDeadline } from '../support/with-deadline.ts';
 import { aborted, Deliveries, keysForPartitions } from './deliveries.ts';
+
+/** Long enough for a Kafka group to form, rebalance and commit on a loaded machine. */
+const groupWaitMs = 20_000;
 
 /** What a test created on the bus, for adapters backed by a shared server to remove. */
 export interface CreatedOnBus {
@@ -19,6 +24,17 @@ export interface BusUnderTest {
 /** Partitions each member owns, as one sorted list (topics here have one topic per test). */
 function owned(subscription: Subscription): number[] {
   return subscription.assignment().flatMap((entry) => entry.partitions).sort((a, b) => a - b);
+}
+
+/** Waits until `members` own the partitions `0 … partitions - 1` between them, each at least one, and none twice. */
+async function splitBetween(members: Subscription[], partitions: number): Promise<void> {
+  const all = Array.from({ length: partitions }, (_, partition) => partition).join(',');
+  await eventually(
+    `${members.length} members to own the ${partitions} partitions between them`,
+    () => members.map(owned),
+    (owns) => owns.every((mine) => mine.length > 0) && owns.flat().sort((a, b) => a - b).join(',') === all,
+    { timeoutMs: groupWaitMs },
+  );
 }
 
 /**
@@ -75,8 +91,10 @@ export function describeBusConformance(name: string, make: () => Promise<BusUnde
 
     it('refuses to publish or subscribe to a topic that was never created', async () => {
       const missing = `conformance.missing.${randomUUID()}`;
-      await expect(bus.publish(missing, [{ key: 'k', value: 'v' }])).rejects.toBeInstanceOf(UnknownTopicError);
-      await expect(subscribe(missing, newGroup(), () => Promise.resolve())).rejects.toBeInstanceOf(UnknownTopicError);
+      await expect(bus.publish(missing, [{ key: 'k', value: 'v' }])).rejects.toThrow(new UnknownTopicError(missing));
+      await expect(subscribe(missing, newGroup(), () => Promise.resolve())).rejects.toMatchObject({ name: 'UnknownTopicError', topic: missing });
+      // Refusing created nothing: the topic is still unknown.
+      await expect(bus.publish(missing, [{ key: 'k', value: 'v' }])).rejects.toMatchObject({ topic: missing });
     });
 
     it('reports the lag of a group: everything before it reads, nothing once it has committed all', async () => {
@@ -87,10 +105,10 @@ export function describeBusConformance(name: string, make: () => Promise<BusUnde
       const deliveries = new Deliveries();
       await subscribe(topic, groupId, (message) => Promise.resolve(deliveries.record('a', message)));
       await deliveries.count(7);
-      await vi.waitFor(async () => expect(await bus.lag(groupId, topic)).toBe(0), { timeout: 20_000, interval: 50 });
+      await expect.poll(() => bus.lag(groupId, topic), { timeout: groupWaitMs, interval: 50, message: 'lag of a group that handled everything' }).toBe(0);
       await bus.publish(topic, [{ key: 'late', value: 'x' }]);
       await deliveries.count(8);
-      await vi.waitFor(async () => expect(await bus.lag(groupId, topic)).toBe(0), { timeout: 20_000, interval: 50 });
+      await expect.poll(() => bus.lag(groupId, topic), { timeout: groupWaitMs, interval: 50, message: 'lag of a group that handled everything' }).toBe(0);
     });
 
     it('delivers key, value and headers as published', async () => {
@@ -179,14 +197,7 @@ export function describeBusConformance(name: string, make: () => Promise<BusUnde
       const record = (member: string): MessageHandler => (message) => Promise.resolve(deliveries.record(member, message));
       const first = await subscribe(topic, groupId, record('first'));
       const second = await subscribe(topic, groupId, record('second'));
-      await vi.waitFor(
-        () => {
-          expect(owned(first).length).toBeGreaterThan(0);
-          expect(owned(second).length).toBeGreaterThan(0);
-          expect([...owned(first), ...owned(second)].sort((a, b) => a - b)).toEqual([0, 1, 2, 3]);
-        },
-        { timeout: 20_000, interval: 20 },
-      );
+      await splitBetween([first, second], partitions);
       const firstOwns = owned(first);
       const keys = keysForPartitions(partitions);
       await bus.publish(topic, Array.from({ length: 40 }, (_, index) => ({ key: keys[index % partitions]!, value: `before-${index}` })));
@@ -197,7 +208,7 @@ export function describeBusConformance(name: string, make: () => Promise<BusUnde
       }
 
       await second.close();
-      await vi.waitFor(() => expect(owned(first)).toEqual([0, 1, 2, 3]), { timeout: 20_000, interval: 20 });
+      await splitBetween([first], partitions);
       await bus.publish(topic, Array.from({ length: 8 }, (_, index) => ({ key: keys[index % partitions]!, value: `after-${index}` })));
       await deliveries.count(48);
       expect(deliveries.all.slice(40).map((delivery) => delivery.member)).toEqual(Array(8).fill('first'));
@@ -233,7 +244,7 @@ export function describeBusConformance(name: string, make: () => Promise<BusUnde
 
       const after = new Deliveries();
       await subscribe(topic, groupId, (message) => Promise.resolve(after.record('second', message)));
-      await after.until((all) => all.some((delivery) => delivery.text === 'never reached'));
+      await after.until("the second member to reach 'never reached'", (all) => all.some((delivery) => delivery.text === 'never reached'));
       expect(before.texts()).toEqual(['committed', 'in flight']);
       expect(after.texts()).toEqual(['in flight', 'never reached']);
     });
@@ -252,7 +263,7 @@ export function describeBusConformance(name: string, make: () => Promise<BusUnde
         events.push('handler finished');
       });
       await bus.publish(topic, ['slow', 'next'].map((value) => ({ key: 'k', value })));
-      const signal = await started.promise;
+      const signal = await withDeadline(started.promise, 'the slow handler to start', { timeoutMs: groupWaitMs });
 
       const closing = first.close().then(() => events.push('closed'));
       await aborted(signal);
@@ -308,7 +319,7 @@ export function describeBusConformance(name: string, make: () => Promise<BusUnde
         };
       const first = await subscribe(topic, groupId, handler('first'));
       await bus.publish(topic, [{ key: zero!, value: 'slow' }]);
-      const signal = await inFlight.promise;
+      const signal = await withDeadline(inFlight.promise, 'the slow handler to start', { timeoutMs: groupWaitMs });
 
       const joining = subscribe(topic, groupId, handler('second')).then((subscription) => {
         events.push('second joined');
@@ -318,7 +329,7 @@ export function describeBusConformance(name: string, make: () => Promise<BusUnde
       const second = await joining;
       expect(events).toEqual(['slow started', 'slow settled', 'second joined']);
 
-      await vi.waitFor(() => expect([...owned(first), ...owned(second)].sort((a, b) => a - b)).toEqual([0, 1]), { timeout: 20_000, interval: 20 });
+      await splitBetween([first, second], 2);
       const later = Array.from({ length: 10 }, (_, index) => ({ key: index % 2 === 0 ? zero! : one!, value: `later-${index}` }));
       await bus.publish(topic, later);
       await deliveries.count(11);

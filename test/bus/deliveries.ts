@@ -1,5 +1,9 @@
 import type { BusMessage } from '../../src/core/ports/bus.ts';
 import { partitionForKey } from '../../src/bus/key-partition.ts';
+import { withDeadline } from '../support/with-deadline.ts';
+
+/** Long enough for a Kafka group to form and rebalance on a loaded machine. */
+const busWaitMs = 20_000;
 
 export interface Delivery {
   /** Which subscription handled it, as the test named it. */
@@ -19,21 +23,20 @@ export class Deliveries {
     for (const check of [...this.#waiters]) check();
   }
 
-  /** Resolves once `holds` is true of the deliveries so far. */
-  until(holds: (all: readonly Delivery[]) => boolean): Promise<void> {
+  /** Resolves once `holds` is true of the deliveries so far; fails after `timeoutMs` naming `what` and the deliveries seen. */
+  until(what: string, holds: (all: readonly Delivery[]) => boolean, timeoutMs = busWaitMs): Promise<void> {
     if (holds(this.all)) return Promise.resolve();
-    return new Promise((resolve) => {
-      const check = (): void => {
-        if (!holds(this.all)) return;
-        this.#waiters.delete(check);
-        resolve();
-      };
-      this.#waiters.add(check);
-    });
+    const { promise, resolve } = Promise.withResolvers<void>();
+    const check = (): void => {
+      if (holds(this.all)) resolve();
+    };
+    this.#waiters.add(check);
+    const seen = (): string => `${this.all.length}: ${JSON.stringify(this.all.map(({ member, text }) => `${member}:${text}`))}`;
+    return withDeadline(promise, what, { timeoutMs, seen }).finally(() => this.#waiters.delete(check));
   }
 
-  count(count: number): Promise<void> {
-    return this.until((all) => all.length >= count);
+  count(count: number, timeoutMs = busWaitMs): Promise<void> {
+    return this.until(`${count} deliveries`, (all) => all.length >= count, timeoutMs);
   }
 
   texts(member?: string): string[] {
@@ -41,10 +44,12 @@ export class Deliveries {
   }
 }
 
-/** Resolves when `signal` aborts (at once if it already has). */
-export function aborted(signal: AbortSignal): Promise<void> {
+/** Resolves when `signal` aborts (at once if it already has); fails after `timeoutMs` saying the handler was never told to stop. */
+export function aborted(signal: AbortSignal, timeoutMs = busWaitMs): Promise<void> {
   if (signal.aborted) return Promise.resolve();
-  return new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+  const { promise, resolve } = Promise.withResolvers<void>();
+  signal.addEventListener('abort', () => resolve(), { once: true });
+  return withDeadline(promise, "the handler's signal to abort", { timeoutMs });
 }
 
 /** One key per partition: `keys[p]` lands on partition `p`. */
