@@ -38,6 +38,7 @@ async function main(): Promise<void> {
     logger.info({ bus: config.bus.kind, topics: topicSpecs(config.bus) }, 'bus topics exist');
     return;
   }
+  const herald = await startHerald(config, { logger, facts: { developmentKeys: devKeys !== null } });
   if (devKeys) {
     const { id, key, masterKey } = devKeys.keys;
     process.stdout.write(
@@ -45,7 +46,6 @@ async function main(): Promise<void> {
         `  X-SVC-Id:  ${id}\n  X-SVC-Key: ${key}\n  master:    X-SVC-Key: ${masterKey},master\n\n`,
     );
   }
-  const herald = await startHerald(config, { logger });
   logger.info({ role: config.role, apps: config.apps.map((app) => app.id), publicUrl: config.publicUrl }, 'herald started');
 
   const stop = (signal: string) => {

@@ -2,10 +2,10 @@ import { rolesOf, type HeraldConfig } from './config/schema.ts';
 import type { Clock } from './core/clock.ts';
 import type { Logger } from './core/logger.ts';
 import { ApiRole } from './roles/api-role.ts';
-import { FanOutRole } from './roles/fanout-role.ts';
-import { SchedulerRole } from './roles/scheduler-role.ts';
-import { SenderRole } from './roles/sender-role.ts';
+import type { Role } from './roles/role.ts';
+import { roleRegistry } from './roles/role-registry.ts';
 import { createRuntime, type Runtime } from './runtime/create-runtime.ts';
+import { checkDeployment, type DeploymentFacts } from './runtime/deployment-checks.ts';
 import { OperationsServer } from './runtime/operations-server.ts';
 
 export interface RunningHerald {
@@ -13,50 +13,63 @@ export interface RunningHerald {
   /** Port of the api role, when it runs. */
   port: number | undefined;
   /** The roles running, in start order. */
-  roles: readonly { readonly name?: string; close(): Promise<void> }[];
-  /** The internal port (metrics, health), when configured. */
+  roles: readonly Role[];
+  /**
+   * The port serving `/metrics`, `/healthz` and `/readyz` apart from the API:
+   * the internal port when configured, else the main port of a process that
+   * runs no api role (every process serves its metrics).
+   */
   internalPort: number | undefined;
   /** Closes the roles in reverse start order, then the adapters; idempotent. */
   close(): Promise<void>;
 }
 
-/** Starts the roles the config asks for in this process. */
-export async function startHerald(config: HeraldConfig, options: { logger: Logger; clock?: Clock }): Promise<RunningHerald> {
+export interface StartOptions {
+  logger: Logger;
+  clock?: Clock;
+  /** Default: the apps were configured. */
+  facts?: DeploymentFacts;
+}
+
+/**
+ * Starts the roles the config asks for in this process, after refusing a
+ * configuration that cannot work with other nodes (see deployment-checks).
+ */
+export async function startHerald(config: HeraldConfig, options: StartOptions): Promise<RunningHerald> {
+  const names = rolesOf(config.role);
+  for (const warning of checkDeployment(config, options.facts)) options.logger.warn(warning);
   const runtime = await createRuntime(config, options);
-  const roles: { close(): Promise<void> }[] = [];
-  let port: number | undefined;
+  const { roles } = runtime;
+  let operations: OperationsServer | undefined;
   let internalPort: number | undefined;
   try {
-    if (config.internalPort !== undefined) {
-      const operations = new OperationsServer({ health: runtime.health, metrics: runtime.metrics, logger: options.logger });
-      internalPort = await operations.start(config.internalPort, config.internalHost ?? config.host);
-      roles.push(operations);
+    const operationsPort = config.internalPort ?? (names.includes('api') ? undefined : config.port);
+    if (operationsPort !== undefined) {
+      operations = new OperationsServer({ health: runtime.health, metrics: runtime.metrics, logger: options.logger });
+      internalPort = await operations.start(operationsPort, config.internalHost ?? config.host);
     }
     // Consumers first, so that what the API accepts is taken at once; the scheduler last.
-    for (const name of rolesOf(config.role)) {
-      if (name === 'api') {
-        const api = new ApiRole(runtime);
-        port = await api.start();
-        roles.push(api);
-        continue;
-      }
-      const role = name === 'sender' ? new SenderRole(runtime) : name === 'fanout' ? new FanOutRole(runtime) : new SchedulerRole(runtime);
+    for (const name of names) {
+      const role = roleRegistry[name](runtime);
+      roles.add(role);
       await role.start();
-      roles.push(role);
     }
-    options.logger.info({ roles: rolesOf(config.role) }, 'roles started');
+    options.logger.info({ roles: names }, 'roles started');
   } catch (error) {
-    for (const role of [...roles].reverse()) await role.close();
+    await roles.closeAll();
+    await operations?.close();
     await runtime.close();
     throw error;
   }
   let closing: Promise<void> | undefined;
   const close = () => {
     closing ??= (async () => {
-      for (const role of [...roles].reverse()) await role.close();
+      await roles.closeAll();
+      await operations?.close();
       await runtime.close();
     })();
     return closing;
   };
-  return { runtime, port, internalPort, roles, close };
+  const api = roles.list.find((role) => role instanceof ApiRole);
+  return { runtime, port: api?.port, internalPort, roles: roles.list, close };
 }

@@ -1,7 +1,9 @@
 import type { Subscription } from '../core/ports/bus.ts';
 import { FanOut } from '../push/fanout/fan-out.ts';
 import type { Runtime } from '../runtime/create-runtime.ts';
-import type { Role } from './role.ts';
+import { consumerStatus } from './consumer-status.ts';
+import { RoleLifecycle } from './role-lifecycle.ts';
+import type { Role, RoleStatus } from './role.ts';
 
 const dayMs = 24 * 60 * 60 * 1000;
 
@@ -9,13 +11,22 @@ const dayMs = 24 * 60 * 60 * 1000;
 export class FanOutRole implements Role {
   readonly name = 'fanout';
   readonly #runtime: Runtime;
+  readonly #lifecycle = new RoleLifecycle();
   #subscription: Subscription | undefined;
 
   constructor(runtime: Runtime) {
     this.#runtime = runtime;
   }
 
-  async start(): Promise<void> {
+  start(): Promise<void> {
+    return this.#lifecycle.start(() => this.#start());
+  }
+
+  status(): RoleStatus {
+    return consumerStatus(this.#lifecycle, this.#subscription);
+  }
+
+  async #start(): Promise<void> {
     const { config, store, bus, topics, clock, logger, metrics } = this.#runtime;
     const fanOut = new FanOut({
       store,
@@ -31,7 +42,9 @@ export class FanOutRole implements Role {
     metrics.addLagReader(async () => [{ group: groupId, topic: topics.requests, lag: await bus.lag(groupId, topics.requests) }]);
   }
 
-  async close(): Promise<void> {
-    await this.#subscription?.close();
+  close(): Promise<void> {
+    return this.#lifecycle.close(async () => {
+      await this.#subscription?.close();
+    });
   }
 }

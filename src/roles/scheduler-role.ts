@@ -3,7 +3,8 @@ import type { Lease } from '../core/ports/leases.ts';
 import type { Runtime } from '../runtime/create-runtime.ts';
 import { DuePushes } from '../scheduler/due-pushes.ts';
 import { Housekeeping } from '../scheduler/housekeeping.ts';
-import type { Role } from './role.ts';
+import { RoleLifecycle } from './role-lifecycle.ts';
+import type { Role, RoleStatus } from './role.ts';
 
 const dayMs = 24 * 60 * 60 * 1000;
 /** The leader's lease lives this long unless renewed; it is renewed every round. */
@@ -20,6 +21,7 @@ const leaseTtlMs = 15_000;
 export class SchedulerRole implements Role {
   readonly name = 'scheduler';
   readonly #runtime: Runtime;
+  readonly #lifecycle = new RoleLifecycle();
   readonly #stop = new AbortController();
   #loop: Promise<void> | undefined;
   #sweep: { promise: Promise<void>; abort: AbortController } | undefined;
@@ -30,22 +32,31 @@ export class SchedulerRole implements Role {
   }
 
   start(): Promise<void> {
-    this.#loop = this.#run();
-    return Promise.resolve();
+    return this.#lifecycle.start(() => {
+      this.#loop = this.#run();
+      return Promise.resolve();
+    });
   }
 
-  /** Whether this node leads now; for tests and readiness. */
+  /** Whether this node leads now. */
   get leading(): boolean {
     return this.#lease !== null;
   }
 
-  async close(): Promise<void> {
-    this.#stop.abort();
-    await this.#loop;
-    this.#sweep?.abort.abort();
-    await this.#sweep?.promise;
-    await this.#lease?.release().catch(() => undefined);
-    this.#lease = null;
+  /** A node that does not lead is ready too: it stands by to take the lease over. */
+  status(): RoleStatus {
+    return this.#lifecycle.status(() => ({ leading: this.leading }));
+  }
+
+  close(): Promise<void> {
+    return this.#lifecycle.close(async () => {
+      this.#stop.abort();
+      await this.#loop;
+      this.#sweep?.abort.abort();
+      await this.#sweep?.promise;
+      await this.#lease?.release().catch(() => undefined);
+      this.#lease = null;
+    });
   }
 
   async #run(): Promise<void> {

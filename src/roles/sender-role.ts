@@ -4,7 +4,9 @@ import { PushGateways } from '../push/gateways/push-gateways.ts';
 import { DeviceDeliveries } from '../push/sender/device-deliveries.ts';
 import { Sender } from '../push/sender/sender.ts';
 import type { Runtime } from '../runtime/create-runtime.ts';
-import type { Role } from './role.ts';
+import { consumerStatus } from './consumer-status.ts';
+import { RoleLifecycle } from './role-lifecycle.ts';
+import type { Role, RoleStatus } from './role.ts';
 
 const dayMs = 24 * 60 * 60 * 1000;
 
@@ -17,6 +19,7 @@ const dayMs = 24 * 60 * 60 * 1000;
 export class SenderRole implements Role {
   readonly name = 'sender';
   readonly #runtime: Runtime;
+  readonly #lifecycle = new RoleLifecycle();
   #gateways: PushGateways | undefined;
   #subscription: Subscription | undefined;
 
@@ -24,7 +27,15 @@ export class SenderRole implements Role {
     this.#runtime = runtime;
   }
 
-  async start(): Promise<void> {
+  start(): Promise<void> {
+    return this.#lifecycle.start(() => this.#start());
+  }
+
+  status(): RoleStatus {
+    return consumerStatus(this.#lifecycle, this.#subscription);
+  }
+
+  async #start(): Promise<void> {
     const { config, store, bus, coord, topics, clock, logger, metrics } = this.#runtime;
     const roleLogger = logger.child({ role: this.name });
     const settings = config.push.gateways;
@@ -62,8 +73,10 @@ export class SenderRole implements Role {
   }
 
   /** Stops taking tasks, lets the slices in hand finish, then closes the gateway sessions. */
-  async close(): Promise<void> {
-    await this.#subscription?.close();
-    await this.#gateways?.close();
+  close(): Promise<void> {
+    return this.#lifecycle.close(async () => {
+      await this.#subscription?.close();
+      await this.#gateways?.close();
+    });
   }
 }

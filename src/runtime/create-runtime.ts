@@ -18,6 +18,7 @@ import { createSmsSender } from '../sms/create-sms-sender.ts';
 import { openBus } from './open-bus.ts';
 import { openCoordination } from './open-coordination.ts';
 import { openStore } from './open-store.ts';
+import { RunningRoles } from '../roles/running-roles.ts';
 import { Readiness } from './readiness.ts';
 
 /** The adapters and shared services every role of one process uses. */
@@ -35,8 +36,10 @@ export interface Runtime {
   /** What the API's push endpoints need. */
   push: PushDeps;
   metrics: Metrics;
-  /** What `/readyz` answers: every backend this process uses, bounded in time; those its roles need decide. */
+  /** What `/readyz` answers: every backend this process uses, bounded in time (those its roles need decide), and every role's state. */
   health: Readiness;
+  /** The roles this process runs, added as they start. */
+  roles: RunningRoles;
   /** Waits for background work, then closes adapters; safe to call twice. */
   close(): Promise<void>;
 }
@@ -100,13 +103,14 @@ export async function createRuntime(config: HeraldConfig, options: RuntimeOption
   };
   // The bus carries push work: the consumer roles need it, an API node only to accept pushes (those answer 503 without it).
   const busRequired = rolesOf(config.role).some((role) => role !== 'api');
+  const roles = new RunningRoles();
   const health = new Readiness(
     [
       { name: 'store', check: () => store.ping(), required: true },
       { name: 'coordination', check: () => coord.ping(), required: true },
       { name: 'bus', check: () => bus.ping(), required: busRequired },
     ],
-    { clock },
+    { clock, roles: () => roles.statuses() },
   );
-  return { config, logger, clock, store, coord, bus, topics, apps, accounts, push, metrics, health, close };
+  return { config, logger, clock, store, coord, bus, topics, apps, accounts, push, metrics, health, roles, close };
 }

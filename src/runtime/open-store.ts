@@ -30,6 +30,7 @@ export async function openStore(config: StoreConfig, options: OpenStoreOptions):
       clock: options.clock,
       installationShards: options.installationShards,
       synchronous: config.sqliteSync,
+      processLockFile: join(options.dataDir, 'herald.pid'),
     });
   }
   // The Cassandra driver is loaded only when configured: the embedded default never pays for its memory.

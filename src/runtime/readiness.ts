@@ -1,4 +1,5 @@
 import type { Clock } from '../core/clock.ts';
+import type { RoleStatus } from '../roles/role.ts';
 
 /** One backend `/readyz` asks about. */
 export interface Dependency {
@@ -19,6 +20,14 @@ export interface DependencyStatus {
 export interface ReadinessReport {
   ready: boolean;
   checks: Record<string, DependencyStatus>;
+  /** Each role this process runs, by name. */
+  roles: Record<string, RoleStatus>;
+}
+
+/** What `/healthz` answers: the process is alive unless one of its roles failed for good. */
+export interface LivenessReport {
+  alive: boolean;
+  roles: Record<string, RoleStatus>;
 }
 
 export interface ReadinessOptions {
@@ -27,6 +36,8 @@ export interface ReadinessOptions {
   timeoutMs?: number;
   /** How long an answer is reused, so that probes from many load balancers cost one check. Default 1000 ms. */
   cacheMs?: number;
+  /** The roles of this process and their states, read afresh for every report (it is cheap). */
+  roles?: () => Record<string, RoleStatus>;
 }
 
 /**
@@ -35,31 +46,47 @@ export interface ReadinessOptions {
  * a probe answers within about `timeoutMs` whatever the backends do. Only the
  * backends the process's roles need decide readiness: an API node stays
  * ready (accounts work) while Kafka is away, and only push submission fails.
+ * Every role must be running too: a process is unready while it starts,
+ * while it drains on SIGTERM (so load balancers stop sending it work), and
+ * once a role has failed.
  */
 export class Readiness {
-  readonly #dependencies: readonly Dependency[];
+  readonly #backends: readonly Dependency[];
   readonly #clock: Clock;
   readonly #timeoutMs: number;
   readonly #cacheMs: number;
-  #last: { at: number; report: ReadinessReport } | undefined;
-  #running: Promise<ReadinessReport> | undefined;
+  readonly #roles: () => Record<string, RoleStatus>;
+  #last: { at: number; report: DependenciesReport } | undefined;
+  #running: Promise<DependenciesReport> | undefined;
 
   constructor(dependencies: readonly Dependency[], options: ReadinessOptions) {
-    this.#dependencies = dependencies;
+    this.#backends = dependencies;
     this.#clock = options.clock;
     this.#timeoutMs = options.timeoutMs ?? 800;
     this.#cacheMs = options.cacheMs ?? 1000;
+    this.#roles = options.roles ?? (() => ({}));
   }
 
-  report(): Promise<ReadinessReport> {
+  async report(): Promise<ReadinessReport> {
+    const { ready, checks } = await this.#dependencies();
+    const roles = this.#roles();
+    return { ready: ready && Object.values(roles).every((role) => role.state === 'running'), checks, roles };
+  }
+
+  liveness(): LivenessReport {
+    const roles = this.#roles();
+    return { alive: Object.values(roles).every((role) => role.state !== 'failed'), roles };
+  }
+
+  #dependencies(): Promise<DependenciesReport> {
     const last = this.#last;
     if (last !== undefined && this.#clock.now() - last.at < this.#cacheMs) return Promise.resolve(last.report);
     this.#running ??= this.#check().finally(() => (this.#running = undefined));
     return this.#running;
   }
 
-  async #check(): Promise<ReadinessReport> {
-    const results = await Promise.all(this.#dependencies.map(async (dependency) => [dependency, await this.#status(dependency)] as const));
+  async #check(): Promise<DependenciesReport> {
+    const results = await Promise.all(this.#backends.map(async (dependency) => [dependency, await this.#status(dependency)] as const));
     const checks: Record<string, DependencyStatus> = {};
     let ready = true;
     for (const [dependency, status] of results) {
@@ -86,3 +113,5 @@ export class Readiness {
     }
   }
 }
+
+type DependenciesReport = Pick<ReadinessReport, 'ready' | 'checks'>;

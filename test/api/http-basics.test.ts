@@ -26,10 +26,17 @@ describe('HTTP basics', () => {
   });
 
   it('reports health and readiness with each dependency named', async () => {
-    expect(await (await fetch(`${h.baseUrl}/healthz`)).json()).toEqual({ status: 'ok' });
+    const running = { state: 'running' };
+    const roles = {
+      sender: { ...running, detail: { partitions: expect.any(Object) } },
+      fanout: { ...running, detail: { partitions: expect.any(Object) } },
+      api: running,
+      scheduler: { ...running, detail: { leading: expect.any(Boolean) } },
+    };
+    expect(await (await fetch(`${h.baseUrl}/healthz`)).json()).toEqual({ status: 'ok', roles });
     const ready = await fetch(`${h.baseUrl}/readyz`);
     expect(ready.status).toBe(200);
-    expect(await ready.json()).toEqual({ status: 'ok', checks: { store: { status: 'ok' }, coordination: { status: 'ok' }, bus: { status: 'ok' } } });
+    expect(await ready.json()).toEqual({ status: 'ok', checks: { store: { status: 'ok' }, coordination: { status: 'ok' }, bus: { status: 'ok' } }, roles });
   });
 });
 

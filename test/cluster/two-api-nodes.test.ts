@@ -30,7 +30,7 @@ describe('two API processes on one Cassandra and one Redis', () => {
       const ready = await fetch(`http://127.0.0.1:${node.port}/readyz`);
       expect(ready.status).toBe(200);
       // An API node needs no bus to be ready: pushes answer 503 without it, accounts work.
-      expect(await ready.json()).toEqual({ status: 'ok', checks: { store: { status: 'ok' }, coordination: { status: 'ok' }, bus: { status: 'ok', optional: true } } });
+      expect(await ready.json()).toEqual({ status: 'ok', checks: { store: { status: 'ok' }, coordination: { status: 'ok' }, bus: { status: 'ok', optional: true } }, roles: { api: { state: 'running' } } });
     }
   });
 

@@ -44,7 +44,7 @@ describe('the service process', () => {
     const login = await fetch(`http://127.0.0.1:${second.port}/1.1/login`, { method: 'POST', headers, body: JSON.stringify({ username: 'persisted', password: 'pw' }) });
     expect(login.status).toBe(200);
     const ready = await fetch(`http://127.0.0.1:${second.port}/readyz`);
-    expect(await ready.json()).toEqual({ status: 'ok', checks: { store: { status: 'ok' }, coordination: { status: 'ok' }, bus: { status: 'ok' } } });
+    expect(await ready.json()).toMatchObject({ status: 'ok', checks: { store: { status: 'ok' }, coordination: { status: 'ok' }, bus: { status: 'ok' } }, roles: { api: { state: 'running' }, sender: { state: 'running' }, fanout: { state: 'running' }, scheduler: { state: 'running' } } });
     expect(await second.stop()).toBe(0);
   });
 

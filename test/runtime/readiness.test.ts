@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { RoleStatus } from '../../src/roles/role.ts';
 import { Readiness, type Dependency } from '../../src/runtime/readiness.ts';
 import { ManualClock } from '../support/manual-clock.ts';
 
@@ -24,7 +25,7 @@ const refused = (): Promise<void> => Promise.reject(new Error('connection refuse
 describe('Readiness', () => {
   it('is ready when every backend answers, reporting each by name', async () => {
     const readiness = new Readiness([dependency('store', true), dependency('bus', true)], { clock: new ManualClock(0) });
-    expect(await readiness.report()).toEqual({ ready: true, checks: { store: { status: 'ok' }, bus: { status: 'ok' } } });
+    expect(await readiness.report()).toEqual({ ready: true, checks: { store: { status: 'ok' }, bus: { status: 'ok' } }, roles: {} });
   });
 
   it('answers within its timeout when a backend hangs, counting that backend unavailable', async () => {
@@ -37,6 +38,7 @@ describe('Readiness', () => {
     expect(report).toEqual({
       ready: false,
       checks: { store: { status: 'unavailable', error: 'no answer within 50 ms' }, coordination: { status: 'ok' } },
+      roles: {},
     });
   });
 
@@ -47,6 +49,7 @@ describe('Readiness', () => {
     expect(await readiness.report()).toEqual({
       ready: true,
       checks: { store: { status: 'ok' }, bus: { status: 'unavailable', error: 'connection refused', optional: true } },
+      roles: {},
     });
   });
 
@@ -63,5 +66,24 @@ describe('Readiness', () => {
     clock.advance(1);
     expect((await readiness.report()).ready).toBe(false);
     expect(store.calls).toBe(2);
+  });
+
+  it('is unready while a role starts or drains, and reports each role by name', async () => {
+    const roles: Record<string, RoleStatus> = { sender: { state: 'starting' }, scheduler: { state: 'running', detail: { leading: false } } };
+    const readiness = new Readiness([dependency('store', true)], { clock: new ManualClock(0), roles: () => roles });
+    expect(await readiness.report()).toEqual({ ready: false, checks: { store: { status: 'ok' } }, roles });
+    roles.sender = { state: 'running', detail: { partitions: { 'push.tasks': [0, 1] } } };
+    // Role states are read afresh on every report, backends only once per cacheMs.
+    expect(await readiness.report()).toMatchObject({ ready: true, roles: { sender: { state: 'running' } } });
+    roles.sender = { state: 'draining' };
+    expect((await readiness.report()).ready).toBe(false);
+  });
+
+  it('reports the process dead only when a role has failed for good', () => {
+    const roles: Record<string, RoleStatus> = { api: { state: 'draining' }, sender: { state: 'running' } };
+    const readiness = new Readiness([], { clock: new ManualClock(0), roles: () => roles });
+    expect(readiness.liveness()).toEqual({ alive: true, roles });
+    roles.sender = { state: 'failed', error: 'The group coordinator is not available' };
+    expect(readiness.liveness()).toEqual({ alive: false, roles });
   });
 });

@@ -47,6 +47,7 @@ export class KafkaSubscription implements Subscription {
   readonly #failures = new Map<string, number>();
   readonly #resumeTimers = new Set<NodeJS.Timeout>();
   #closing = false;
+  #stoppedBy: Error | null = null;
   #closed: Promise<void> | null = null;
 
   /** Joins the group; resolves once this member has its first assignment. */
@@ -107,7 +108,10 @@ export class KafkaSubscription implements Subscription {
       consumer.on(consumer.events.CRASH, ({ payload }) => {
         this.#assignment = [];
         if (payload.restart) this.#logger.warn({ err: payload.error }, 'Kafka consumer crashed; restarting it');
-        else if (!this.#closing) this.#logger.error({ err: payload.error }, 'Kafka consumer crashed and stopped');
+        else if (!this.#closing) {
+          this.#stoppedBy = payload.error;
+          this.#logger.error({ err: payload.error }, 'Kafka consumer crashed and stopped');
+        }
         reject(payload.error);
       });
     });
@@ -120,6 +124,10 @@ export class KafkaSubscription implements Subscription {
 
   assignment(): TopicPartitions[] {
     return this.#assignment.map(({ topic, partitions }) => ({ topic, partitions: [...partitions] }));
+  }
+
+  stoppedBy(): Error | null {
+    return this.#stoppedBy;
   }
 
   close(): Promise<void> {

@@ -41,6 +41,11 @@ export class MemorySubscription implements Subscription, GroupMember {
     return this.#assignment.map(({ topic, partitions }) => ({ topic, partitions: [...partitions] }));
   }
 
+  /** An in-process member never stops on its own. */
+  stoppedBy(): Error | null {
+    return null;
+  }
+
   assign(assignment: TopicPartitions[]): void {
     this.#assignment = assignment;
     this.#actors = assignment.flatMap(({ topic, partitions }) =>

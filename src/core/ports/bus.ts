@@ -74,6 +74,12 @@ export interface Subscription {
   /** Partitions this member owns now; empty while its group rebalances. */
   assignment(): TopicPartitions[];
   /**
+   * The error that stopped this member for good (its client gave up and will
+   * not rejoin), or null while it consumes or after a normal close. A member
+   * that stopped takes no more messages: its process must be restarted.
+   */
+  stoppedBy(): Error | null;
+  /**
    * Stops taking messages, waits for in-flight handlers to settle, commits what
    * they finished and leaves the group; idempotent.
    */

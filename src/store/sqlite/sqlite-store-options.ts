@@ -25,4 +25,10 @@ export interface SqliteStoreOptions {
    * database is created; opening it with another count is refused. Default 64.
    */
   installationShards?: number;
+  /**
+   * A file that marks this process as the store's only user (see
+   * ProcessLock); another process opening the store with the same file is
+   * refused. Default: none (tests open several connections on purpose).
+   */
+  processLockFile?: string;
 }

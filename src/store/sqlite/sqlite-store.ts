@@ -24,6 +24,7 @@ import { SqliteScheduledPushStore } from './sqlite-scheduled-push-store.ts';
 import { migrateSqliteSchema } from './sqlite-schema.ts';
 import { SqliteSession } from './sqlite-session.ts';
 import type { SqliteStoreOptions } from './sqlite-store-options.ts';
+import { ProcessLock } from './process-lock.ts';
 
 const defaultBusyTimeoutMs = 5000;
 
@@ -46,14 +47,17 @@ export class SqliteStore implements Store {
   readonly #classes: ClassDescriptors;
   readonly #clock: Clock;
   readonly #sql: ReturnType<typeof prepareStatements>;
+  readonly #lock: ProcessLock | undefined;
 
   constructor(options: SqliteStoreOptions) {
     this.#classes = options.classes;
+    this.#lock = options.processLockFile === undefined ? undefined : ProcessLock.acquire(options.processLockFile);
     this.#clock = options.clock ?? systemClock;
     const shardCount = checkShardCount(options.installationShards ?? defaultInstallationShards);
     try {
       this.#db = new DatabaseSync(options.file, { timeout: options.busyTimeoutMs ?? defaultBusyTimeoutMs });
     } catch (error) {
+      this.#lock?.release();
       throw translateSqliteError(error);
     }
     this.#session = new SqliteSession(this.#db);
@@ -67,6 +71,7 @@ export class SqliteStore implements Store {
       this.scheduled = new SqliteScheduledPushStore(this.#session);
     } catch (error) {
       this.#db.close();
+      this.#lock?.release();
       throw translateSqliteError(error);
     }
   }
@@ -170,6 +175,7 @@ export class SqliteStore implements Store {
   /** Closes the connection; later calls fail with 503. Idempotent. */
   close(): Promise<void> {
     this.#session.close();
+    this.#lock?.release();
     return Promise.resolve();
   }
 
