@@ -26,6 +26,8 @@ export class SchedulerRole implements Role {
   #loop: Promise<void> | undefined;
   #sweep: { promise: Promise<void>; abort: AbortController } | undefined;
   #lease: Lease | null = null;
+  /** When the lease lapses unless extended, by this node's clock (counted from before the call that took or extended it). */
+  #leaseUntil = 0;
 
   constructor(runtime: Runtime) {
     this.#runtime = runtime;
@@ -96,17 +98,30 @@ export class SchedulerRole implements Role {
   }
 
   async #lead(name: string): Promise<void> {
-    const { coord, logger } = this.#runtime;
+    const { coord, clock, logger } = this.#runtime;
+    const askedAt = clock.now();
     if (this.#lease === null) {
       this.#lease = await coord.acquireLease(name, leaseTtlMs);
+      this.#leaseUntil = askedAt + leaseTtlMs;
       if (this.#lease !== null) logger.info({ role: this.name }, 'this node leads the scheduler');
       return;
     }
-    if (!(await this.#lease.extend(leaseTtlMs))) {
-      this.#lease = null;
-      this.#sweep?.abort.abort();
-      logger.warn({ role: this.name }, 'scheduler lease lost; this node stops leading');
+    let extended: boolean;
+    try {
+      extended = await this.#lease.extend(leaseTtlMs);
+    } catch (error) {
+      // Coordination is unreachable: once the lease may have lapsed, another node may lead, so this one stops.
+      if (clock.now() >= this.#leaseUntil) this.#stopLeading('scheduler lease lapsed while coordination was unreachable; this node stops leading');
+      throw error;
     }
+    if (extended) this.#leaseUntil = askedAt + leaseTtlMs;
+    else this.#stopLeading('scheduler lease lost; this node stops leading');
+  }
+
+  #stopLeading(why: string): void {
+    this.#lease = null;
+    this.#sweep?.abort.abort();
+    this.#runtime.logger.warn({ role: this.name }, why);
   }
 
   #startSweep(housekeeping: Housekeeping): void {
