@@ -18,19 +18,19 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { compileConfig } from '../src/config/load-config.ts';
-import type { RawConfig } from '../src/config/schema.ts';
 import { benchBackends, benchStores, type BenchStore } from './push/bench-backends.ts';
+import { benchConfig, type EngineSettings } from './push/bench-config.ts';
 import { BenchGateways } from './push/bench-gateways.ts';
-import { startBenchHerald, type BenchApp } from './push/bench-herald.ts';
-import { followBroadcast, type BroadcastResult } from './push/follow-broadcast.ts';
-import { measureCeiling, type CeilingSettings } from './push/h2load-ceiling.ts';
-import { medianOf, pushRun, recordCounts, runTable, targetLines, type PushRun } from './push/push-report.ts';
+import type { BenchApp } from './push/bench-herald.ts';
+import type { CeilingSettings } from './push/h2load-ceiling.ts';
+import { measuredRun } from './push/measured-run.ts';
+import { medianOf, runTable, runTableLegend, targetLines, type PushRun } from './push/push-report.ts';
 import { seedInstallations } from './push/seed-installations.ts';
 
 const { values } = parseArgs({
   options: {
     devices: { type: 'string', default: '100000' },
-    store: { type: 'string', default: 'sqlite' },
+    store: { type: 'string' },
     android: { type: 'string', default: '0' },
     shards: { type: 'string' },
     slice: { type: 'string' },
@@ -57,13 +57,13 @@ function count(name: string, text: string | undefined, min: number): number | un
   return value;
 }
 
-const store = values.store as BenchStore;
+const store = (values.store ?? 'sqlite') as BenchStore;
 if (!benchStores.includes(store)) fail(`unknown store "${values.store}"; choose from: ${benchStores.join(', ')}`);
 const devices = count('devices', values.devices, 1) as number;
 const androidShare = Number(values.android);
 if (!(androidShare >= 0 && androidShare <= 1)) fail(`--android must be a share from 0 to 1, not ${values.android}`);
 const repeat = count('repeat', values.repeat, 1) as number;
-const engine = {
+const engine: EngineSettings = {
   installationShards: count('shards', values.shards, 1),
   sliceSize: count('slice', values.slice, 10),
   senderConcurrency: count('concurrency', values.concurrency, 1),
@@ -91,23 +91,7 @@ async function main(): Promise<void> {
   const backends = await benchBackends(store);
   const gateways = await BenchGateways.start({ fcm: androidShare > 0 });
   try {
-    const push: NonNullable<RawConfig['push']> = {
-      ...(engine.installationShards === undefined ? {} : { installationShards: engine.installationShards }),
-      ...(engine.sliceSize === undefined ? {} : { sliceSize: engine.sliceSize }),
-      ...(engine.senderConcurrency === undefined ? {} : { senderConcurrency: engine.senderConcurrency }),
-      gateways: { caFile: gateways.pki.ca.certFile, ...(engine.sessionsPerOrigin === undefined ? {} : { sessionsPerOrigin: engine.sessionsPerOrigin }) },
-    };
-    const raw: RawConfig = {
-      port: 0,
-      host: '127.0.0.1',
-      dataDir,
-      logLevel: 'info',
-      store: backends.store,
-      coordination: backends.coordination,
-      bus: backends.bus,
-      push,
-      apps: [{ ...app, name: 'Herald Bench', push: gateways.appPush }],
-    };
+    const raw = benchConfig({ app, dataDir, backends, gateways, engine });
     const config = compileConfig(raw);
     out(
       `push bench: ${devices.toLocaleString('en-US')} devices (${Math.round(androidShare * 100)}% Android) on ${store}; ` +
@@ -120,29 +104,18 @@ async function main(): Promise<void> {
 
     const runs: PushRun[] = [];
     for (let index = 0; index < repeat; index += 1) {
-      const before = await measureCeiling(gateways, data, ceilingSettings);
-      out(`run ${index + 1}/${repeat}: h2load ceiling ${before.requestsPerSecond.toLocaleString('en-US')} req/s (-c ${before.connections} -m ${before.streams}, ${before.seconds} s)`);
-      const herald = await startBenchHerald(raw, { ...(profileDir === undefined ? {} : { profileDir }), ...(heraldNodeOptions === undefined ? {} : { nodeOptions: heraldNodeOptions }) });
-      let profile: string | undefined;
-      let broadcast: BroadcastResult;
-      try {
-        const settled = await herald.settle();
-        if (settled > 2) out(`Herald was busy for ${settled.toFixed(1)} s after start (the scheduler's first sweep reads every installation)`);
-        broadcast = await followBroadcast(herald, app, gateways, data, devices);
-        broadcast.record = recordCounts(broadcast.record);
-      } finally {
-        profile = await herald.stop();
-        await gateways.reset();
-      }
-      // Measured again once Herald is gone: the machine's other work comes and goes, and the two together show by how much.
-      const after = await measureCeiling(gateways, data, ceilingSettings);
-      out(`run ${index + 1}/${repeat}: h2load ceiling after it ${after.requestsPerSecond.toLocaleString('en-US')} req/s`);
-      runs.push(pushRun(broadcast, before, after));
-      if (profile !== undefined) out(`Herald CPU profile: ${profile}`);
+      const herald = {
+        ...(profileDir === undefined ? {} : { profileDir }),
+        ...(heraldNodeOptions === undefined ? {} : { nodeOptions: heraldNodeOptions }),
+      };
+      const { run, profiles } = await measuredRun({ label: `run ${index + 1}/${repeat}`, config: raw, app, gateways, data, devices, ceiling: ceilingSettings, herald, out });
+      runs.push(run);
+      for (const profile of profiles) out(`Herald CPU profile: ${profile}`);
     }
 
     out('');
     out(runTable(runs));
+    out(runTableLegend);
     out(targetLines(runs, devices));
 
     const report = {

@@ -1,12 +1,15 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { BenchGateways, GatewayCounts } from './bench-gateways.ts';
-import type { BenchApp, BenchHerald } from './bench-herald.ts';
-import { cpuSeconds, memoryStats } from './process-stats.ts';
+import type { BenchApp, BenchHerald, BenchProcess } from './bench-herald.ts';
+import { cpuSeconds, memoryStats, type MemoryStats } from './process-stats.ts';
 import { ProgressBar } from './progress-bar.ts';
 
 export interface BroadcastResult {
   expected: number;
+  /** Requests the fakes accepted (answered 200) during the broadcast: their own count, not Herald's. */
   deliveries: number;
+  /** The same by gateway: the fake APNs's and the fake FCM's (null without Android devices). */
+  gatewayDeliveries: { apns: number; fcm: number | null };
   /** Deliveries per second from the first delivery to the last. */
   deliveriesPerSecond: number;
   /** From sending `POST /1.1/push` to the fakes' first and last accepted delivery, ms. */
@@ -14,19 +17,37 @@ export interface BroadcastResult {
   lastDeliveryMs: number;
   /** Until the push record read `done`, ms. */
   recordDoneMs: number | null;
-  /** Herald's CPU from just before the request to the last delivery, s. */
+  /** Herald's CPU from just before the request to the last delivery, s (summed over its processes). */
   heraldCpuSeconds: number;
   cpuMicrosPerDelivery: number;
-  /** Herald's VmRSS and VmHWM just before the request (after start-up), MB. */
+  /** Herald's CPU from just before the request until the push record read `done`: the whole broadcast, its bookkeeping included, s. */
+  heraldCpuSecondsToDone: number | null;
+  /** Deliveries over `heraldCpuSecondsToDone`: what one core's second of Herald delivers. */
+  deliveriesPerCoreSecond: number | null;
+  /** Herald's VmRSS and VmHWM just before the request (after start-up), MB; with several processes, their sum. */
   rssBeforeMb: number;
   peakRssBeforeMb: number;
-  /** Herald's VmHWM after the run, and the highest VmRSS sampled, MB. */
+  /** Herald's VmHWM after the run, and the highest VmRSS sampled, MB; with several processes, the sum of each one's. */
   peakRssMb: number;
   sampledPeakRssMb: number;
+  /** The same figures for each Herald process. */
+  processes: ProcessFigures[];
   /** The fakes' CPU over the same span, s: near the wall time means a fake was the limit. */
   fakeCpuSeconds: { apns: number; fcm: number | null };
   exactlyOnce: { distinctTokens: number; duplicates: number; refused: number; ok: boolean };
   record: Record<string, unknown> | null;
+}
+
+/** One Herald process's share of a broadcast. */
+export interface ProcessFigures {
+  role: string;
+  /** CPU from just before the request to the last delivery, and until the record read `done`, s. */
+  cpuSeconds: number;
+  cpuSecondsToDone: number | null;
+  rssBeforeMb: number;
+  /** VmHWM after the run, MB. */
+  peakRssMb: number;
+  sampledPeakRssMb: number;
 }
 
 /** How long without a single new delivery before the run is declared stuck. */
@@ -43,8 +64,9 @@ export async function followBroadcast(herald: BenchHerald, app: BenchApp, gatewa
   const base = `http://127.0.0.1:${herald.port}`;
   const headers = { 'X-SVC-Id': app.id, 'X-SVC-Key': `${app.masterKey},master`, 'Content-Type': 'application/json' };
   const baseline = await gateways.counts();
-  const memoryBefore = memoryStats(herald.pid);
-  const cpuBefore = cpuSeconds(herald.pid);
+  const { processes } = herald;
+  const memoryBefore = processes.map((process) => memoryStats(process.pid));
+  const cpuBefore = cpuOf(processes);
   const sentAt = performance.now();
   const response = await fetch(`${base}/1.1/push`, { method: 'POST', headers, body: JSON.stringify({ data }) });
   const body = (await response.json()) as { objectId?: string };
@@ -54,7 +76,7 @@ export async function followBroadcast(herald: BenchHerald, app: BenchApp, gatewa
   const bar = new ProgressBar('pushing', expected);
   let firstAt: number | undefined;
   let lastAt: number | undefined;
-  let cpuAtLast = 0;
+  let cpuAtLast: number[] = [];
   let counts: GatewayCounts = baseline;
   let progressAt = performance.now();
   let seen = 0;
@@ -70,7 +92,7 @@ export async function followBroadcast(herald: BenchHerald, app: BenchApp, gatewa
     }
     if (delivered >= expected) {
       lastAt = now;
-      cpuAtLast = cpuSeconds(herald.pid);
+      cpuAtLast = cpuOf(processes);
     } else if (now - progressAt > stallMs) {
       bar.finish('stalled');
       throw new Error(`no delivery for ${stallMs / 1000} s after ${delivered} of ${expected}; fakes: ${JSON.stringify(counts)}`);
@@ -78,10 +100,21 @@ export async function followBroadcast(herald: BenchHerald, app: BenchApp, gatewa
     bar.update(delivered, counts.refused > baseline.refused ? `(${counts.refused - baseline.refused} refused)` : '');
   }
   bar.finish();
-  const memory = memoryStats(herald.pid);
+  const memory = processes.map((process) => memoryStats(process.pid));
   const { record, doneAt } = await waitForRecord(base, app, pushId);
+  const cpuAtDone = doneAt === null ? null : cpuOf(processes);
   const first = firstAt ?? lastAt;
-  const heraldCpuSeconds = cpuAtLast - cpuBefore;
+  const used = (at: number[], index: number): number => (at[index] as number) - (cpuBefore[index] as number);
+  const figures: ProcessFigures[] = processes.map((process, index) => ({
+    role: process.role,
+    cpuSeconds: round(used(cpuAtLast, index), 2),
+    cpuSecondsToDone: cpuAtDone === null ? null : round(used(cpuAtDone, index), 2),
+    rssBeforeMb: Math.round((memoryBefore[index] as MemoryStats).rssMb),
+    peakRssMb: Math.round((memory[index] as MemoryStats).peakRssMb),
+    sampledPeakRssMb: Math.round(process.sampledPeakRssMb()),
+  }));
+  const heraldCpuSeconds = sum(processes.map((_, index) => used(cpuAtLast, index)));
+  const heraldCpuSecondsToDone = cpuAtDone === null ? null : sum(processes.map((_, index) => used(cpuAtDone, index)));
   const deliveries = counts.deliveries - baseline.deliveries;
   const fakeCpu = (now: GatewayCounts['apns'] | GatewayCounts['fcm'], then: GatewayCounts['apns'] | GatewayCounts['fcm']): number =>
     now === undefined || then === undefined ? 0 : (now.cpu.user + now.cpu.system - then.cpu.user - then.cpu.system) / 1e6;
@@ -91,16 +124,23 @@ export async function followBroadcast(herald: BenchHerald, app: BenchApp, gatewa
   return {
     expected,
     deliveries,
+    gatewayDeliveries: {
+      apns: counts.apns.deliveries - baseline.apns.deliveries,
+      fcm: counts.fcm === undefined ? null : counts.fcm.deliveries - (baseline.fcm?.deliveries ?? 0),
+    },
     deliveriesPerSecond: lastAt > first ? Math.round(deliveries / ((lastAt - first) / 1000)) : 0,
     firstDeliveryMs: Math.round(first - sentAt),
     lastDeliveryMs: Math.round(lastAt - sentAt),
     recordDoneMs: doneAt === null ? null : Math.round(doneAt - sentAt),
     heraldCpuSeconds: round(heraldCpuSeconds, 2),
     cpuMicrosPerDelivery: round((heraldCpuSeconds * 1e6) / Math.max(1, deliveries), 1),
-    rssBeforeMb: Math.round(memoryBefore.rssMb),
-    peakRssBeforeMb: Math.round(memoryBefore.peakRssMb),
-    peakRssMb: Math.round(memory.peakRssMb),
-    sampledPeakRssMb: Math.round(herald.sampledPeakRssMb()),
+    heraldCpuSecondsToDone: heraldCpuSecondsToDone === null ? null : round(heraldCpuSecondsToDone, 2),
+    deliveriesPerCoreSecond: heraldCpuSecondsToDone === null ? null : Math.round(deliveries / Math.max(0.01, heraldCpuSecondsToDone)),
+    rssBeforeMb: Math.round(sum(memoryBefore.map((stats) => stats.rssMb))),
+    peakRssBeforeMb: Math.round(sum(memoryBefore.map((stats) => stats.peakRssMb))),
+    peakRssMb: Math.round(sum(memory.map((stats) => stats.peakRssMb))),
+    sampledPeakRssMb: Math.round(sum(processes.map((process) => process.sampledPeakRssMb()))),
+    processes: figures,
     fakeCpuSeconds: { apns: round(fakeCpu(counts.apns, baseline.apns), 2), fcm: counts.fcm === undefined ? null : round(fakeCpu(counts.fcm, baseline.fcm), 2) },
     exactlyOnce: { distinctTokens, duplicates, refused, ok: distinctTokens === expected && duplicates === 0 && deliveries === expected },
     record,
@@ -119,6 +159,14 @@ async function waitForRecord(base: string, app: BenchApp, pushId: string): Promi
     await sleep(50);
   }
   return { record, doneAt: null };
+}
+
+function cpuOf(processes: readonly BenchProcess[]): number[] {
+  return processes.map((process) => cpuSeconds(process.pid));
+}
+
+function sum(values: readonly number[]): number {
+  return values.reduce((total, value) => total + value, 0);
 }
 
 function round(value: number, digits: number): number {

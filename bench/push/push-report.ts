@@ -10,6 +10,8 @@ export interface PushRun {
   broadcast: BroadcastResult;
   /** Herald's deliveries/s over `ceiling`. */
   ratioToCeiling: number;
+  /** What the run checked on the running Herald besides the deliveries (the distributed run's Kafka path). */
+  checks?: Record<string, unknown>;
 }
 
 export function pushRun(broadcast: BroadcastResult, before: Ceiling, after: Ceiling): PushRun {
@@ -28,26 +30,44 @@ export function recordCounts(record: Record<string, unknown> | null): Record<str
   return Object.fromEntries(recordCounters.filter((name) => record[name] !== undefined).map((name) => [name, record[name]]));
 }
 
-/** The median of each figure over the runs (the middle run for an odd count). */
-export function medianOf(runs: readonly PushRun[]): { deliveriesPerSecond: number; ceiling: number; ratioToCeiling: number; cpuMicrosPerDelivery: number; peakRssMb: number } {
-  const median = (values: number[]): number => {
-    const sorted = [...values].sort((a, b) => a - b);
-    const middle = Math.floor(sorted.length / 2);
-    return sorted.length % 2 === 1 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
-  };
+/** A setup's figures over its runs. */
+export interface RunMedians {
+  deliveriesPerSecond: number;
+  ceiling: number;
+  ratioToCeiling: number;
+  cpuMicrosPerDelivery: number;
+  /** Over the runs whose record read `done`; null when none did. */
+  heraldCpuSecondsToDone: number | null;
+  deliveriesPerCoreSecond: number | null;
+  peakRssMb: number;
+}
+
+/** The median of each figure over the runs (the middle run for an odd count); the peak RSS is the highest. */
+export function medianOf(runs: readonly PushRun[]): RunMedians {
+  const cpuToDone = runs.flatMap((run) => (run.broadcast.heraldCpuSecondsToDone === null ? [] : [run.broadcast.heraldCpuSecondsToDone]));
+  const perCoreSecond = runs.flatMap((run) => (run.broadcast.deliveriesPerCoreSecond === null ? [] : [run.broadcast.deliveriesPerCoreSecond]));
   return {
     deliveriesPerSecond: Math.round(median(runs.map((run) => run.broadcast.deliveriesPerSecond))),
     ceiling: Math.round(median(runs.map((run) => run.ceiling))),
     ratioToCeiling: Math.round(median(runs.map((run) => run.ratioToCeiling)) * 100) / 100,
     cpuMicrosPerDelivery: Math.round(median(runs.map((run) => run.broadcast.cpuMicrosPerDelivery)) * 10) / 10,
+    heraldCpuSecondsToDone: cpuToDone.length === 0 ? null : Math.round(median(cpuToDone) * 100) / 100,
+    deliveriesPerCoreSecond: perCoreSecond.length === 0 ? null : Math.round(median(perCoreSecond)),
     peakRssMb: Math.max(...runs.map((run) => run.broadcast.peakRssMb)),
   };
 }
 
+/** The middle value, or the mean of the two middle ones for an even count. */
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+}
+
 /** One line per run: the figures the issue asks for, then whether each target was met. */
 export function runTable(runs: readonly PushRun[]): string {
-  const columns = ['run', 'deliv/s', 'ceiling/s', 'ratio', 'CPU s', 'µs/deliv', 'cores H/F', 'RSS before', 'peak RSS', 'first ms', 'last ms', 'done ms', 'exactly once'];
-  const widths = [4, 9, 10, 6, 7, 9, 10, 11, 9, 9, 9, 9, 14];
+  const columns = ['run', 'deliv/s', 'ceiling/s', 'ratio', 'CPU s', 'µs/deliv', 'deliv/core-s', 'cores H/F', 'RSS before', 'peak RSS', 'first ms', 'last ms', 'done ms', 'exactly once'];
+  const widths = [4, 9, 10, 6, 7, 9, 13, 10, 11, 9, 9, 9, 9, 14];
   const line = (cells: string[]): string => cells.map((cell, index) => (index === 0 ? cell.padEnd(widths[index] ?? 8) : cell.padStart(widths[index] ?? 8))).join(' ');
   const rows = runs.map((run, index) => {
     const { broadcast: b } = run;
@@ -59,6 +79,7 @@ export function runTable(runs: readonly PushRun[]): string {
       run.ratioToCeiling.toFixed(2),
       b.heraldCpuSeconds.toFixed(2),
       b.cpuMicrosPerDelivery.toFixed(1),
+      b.deliveriesPerCoreSecond === null ? '-' : b.deliveriesPerCoreSecond.toLocaleString('en-US'),
       coresBusy(b),
       `${b.rssBeforeMb} MB`,
       `${b.peakRssMb} MB`,
@@ -70,6 +91,11 @@ export function runTable(runs: readonly PushRun[]): string {
   });
   return [line(columns), ...rows].join('\n');
 }
+
+/** What `runTable`'s less obvious columns mean. */
+export const runTableLegend =
+  "CPU s and µs/deliv: Herald's CPU from the request to the last delivery; deliv/core-s: deliveries over Herald's CPU until the push record read done; " +
+  "cores H/F: cores Herald and the fakes kept busy; with several Herald processes, CPU and RSS are their sums";
 
 /** Herald's and the fakes' CPU over the push as cores kept busy: a process near 1.0 is what limits the rate. */
 function coresBusy(b: BroadcastResult): string {

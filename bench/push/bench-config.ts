@@ -1,0 +1,38 @@
+import type { RawConfig } from '../../src/config/schema.ts';
+import type { BenchBackends } from './bench-backends.ts';
+import type { BenchGateways } from './bench-gateways.ts';
+import type { BenchApp } from './bench-herald.ts';
+
+/** The push engine settings a benchmark may override; absent ones keep Herald's defaults. */
+export interface EngineSettings {
+  installationShards: number | undefined;
+  sliceSize: number | undefined;
+  senderConcurrency: number | undefined;
+  sessionsPerOrigin: number | undefined;
+}
+
+/**
+ * The config of a benchmark's Herald: its backends, one app whose gateways are
+ * the local fakes (trusted through the test CA), the engine settings given,
+ * and a port the kernel picks.
+ */
+export function benchConfig(parts: { app: BenchApp; dataDir: string; backends: BenchBackends; gateways: BenchGateways; engine: EngineSettings }): RawConfig {
+  const { app, dataDir, backends, gateways, engine } = parts;
+  const push: NonNullable<RawConfig['push']> = {
+    ...(engine.installationShards === undefined ? {} : { installationShards: engine.installationShards }),
+    ...(engine.sliceSize === undefined ? {} : { sliceSize: engine.sliceSize }),
+    ...(engine.senderConcurrency === undefined ? {} : { senderConcurrency: engine.senderConcurrency }),
+    gateways: { caFile: gateways.pki.ca.certFile, ...(engine.sessionsPerOrigin === undefined ? {} : { sessionsPerOrigin: engine.sessionsPerOrigin }) },
+  };
+  return {
+    port: 0,
+    host: '127.0.0.1',
+    dataDir,
+    logLevel: 'info',
+    store: backends.store,
+    coordination: backends.coordination,
+    bus: backends.bus,
+    push,
+    apps: [{ ...app, name: 'Herald Bench', push: gateways.appPush }],
+  };
+}
