@@ -1,5 +1,5 @@
 import type { Client } from 'cassandra-driver';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DuplicateValueError, ServiceUnavailableError } from '../../src/core/errors.ts';
 import { silentLogger } from '../../src/core/logger.ts';
 import { parseWhere } from '../../src/query/parse-query.ts';
@@ -10,8 +10,10 @@ import type { CassandraStoreOptions } from '../../src/store/cassandra/cassandra-
 import { migrateCassandra } from '../../src/store/cassandra/migrations.ts';
 import { objectBucket } from '../../src/store/cassandra/object-table.ts';
 import { pendingGraceMs } from '../../src/store/cassandra/unique-claims.ts';
+import { eventually } from '../support/eventually.ts';
 import { memoryLogger } from '../support/memory-logger.ts';
 import { serviceEndpoints } from '../support/service-endpoints.ts';
+import { withDeadline } from '../support/with-deadline.ts';
 import { cassandraTestOptions, connectAdmin, dropKeyspace, testKeyspace } from './cassandra-test-keyspace.ts';
 import { TcpProxy } from './cassandra-tcp-proxy.ts';
 import { describeStoreConformance } from './store-conformance.ts';
@@ -36,6 +38,9 @@ describeStoreConformance('Cassandra', async (classes, clock) => {
 });
 
 const later = '2030-01-01T00:00:00.000Z';
+
+/** What an outage looks like to a caller: 503, retryable, naming Cassandra. */
+const cassandraUnavailable = { status: 503, code: 503, retryable: true, service: 'Cassandra', message: 'Cassandra is unavailable; retry later' };
 
 async function rejection(promise: Promise<unknown>): Promise<unknown> {
   return promise.then(
@@ -188,19 +193,22 @@ describe('CassandraStore', () => {
       const proxied = await openStore({ contactPoints: [proxy.address], requestTimeoutMs: 2000 });
       const appId = newAppId();
       await proxy.cut();
-      for (const attempt of [
-        proxied.ping(),
-        proxied.get(appId, 'Thing', 'any'),
-        proxied.insert(appId, 'Thing', newObject()),
-        proxied.find(appId, 'Thing', queryAll()),
-        proxied.takeToken(appId, 'verifyEmail', 'hash', Date.now()),
-      ]) {
-        const error = await rejection(attempt);
+      // Each failure is caught as it happens, so none goes unhandled while an earlier one is checked.
+      const errors = await Promise.all(
+        [
+          proxied.ping(),
+          proxied.get(appId, 'Thing', 'any'),
+          proxied.insert(appId, 'Thing', newObject()),
+          proxied.find(appId, 'Thing', queryAll()),
+          proxied.takeToken(appId, 'verifyEmail', 'hash', Date.now()),
+        ].map(rejection),
+      );
+      for (const error of errors) {
         expect(error).toBeInstanceOf(ServiceUnavailableError);
-        expect((error as ServiceUnavailableError).status).toBe(503);
+        expect(error).toMatchObject(cassandraUnavailable);
       }
       await proxy.resume();
-      await vi.waitFor(() => proxied.ping(), { timeout: 15_000, interval: 100 });
+      await eventually('the store to answer ping once Cassandra is reachable again', () => proxied.ping(), undefined, { timeoutMs: 15_000, intervalMs: 100 });
       const thing = newObject({ title: 'after the outage' });
       await proxied.insert(appId, 'Thing', thing);
       expect(await proxied.get(appId, 'Thing', thing.objectId)).toEqual(thing);
@@ -210,18 +218,21 @@ describe('CassandraStore', () => {
   });
 
   it('fails to open with 503, without hanging, when no node answers', async () => {
-    const error = await rejection(
-      CassandraStore.open({ ...cassandraTestOptions(keyspace), contactPoints: ['127.0.0.1:1'], classes: {}, connectTimeoutMs: 1000 }),
-    );
+    const opening = CassandraStore.open({ ...cassandraTestOptions(keyspace), contactPoints: ['127.0.0.1:1'], classes: {}, connectTimeoutMs: 1000 });
+    const error = await withDeadline(rejection(opening), 'opening with no node to give up');
     expect(error).toBeInstanceOf(ServiceUnavailableError);
+    expect(error).toMatchObject(cassandraUnavailable);
   });
 
   it('answers 503 after close, and close may be called twice', async () => {
     const closing = await openStore();
     await closing.close();
     await closing.close();
-    expect(await rejection(closing.ping())).toBeInstanceOf(ServiceUnavailableError);
-    expect(await rejection(closing.find(newAppId(), 'Thing', queryAll()))).toBeInstanceOf(ServiceUnavailableError);
+    for (const error of [await rejection(closing.ping()), await rejection(closing.find(newAppId(), 'Thing', queryAll()))]) {
+      expect(error).toBeInstanceOf(ServiceUnavailableError);
+      expect(error).toMatchObject(cassandraUnavailable);
+      expect((error as Error).cause).toEqual(new Error('the Cassandra store is closed'));
+    }
   });
 });
 

@@ -131,7 +131,7 @@ export function describeInstallationConformance(context: PushDataContext): void 
         ],
         { updatedAt: nextTime() },
       );
-      await expect(refused).rejects.toBeInstanceOf(PreconditionFailedError);
+      await expect(refused).rejects.toThrow(new PreconditionFailedError('deviceToken'));
       expect(await store.get(appId, device.objectId)).toEqual(device);
       expect(await indexIds(store, appId, channel('f'))).toEqual([]);
       const updatedAt = nextTime();
@@ -237,6 +237,7 @@ export function describeInstallationConformance(context: PushDataContext): void 
         closing.scheduled.due(Date.now(), 1),
       ]) {
         await expect(attempt).rejects.toBeInstanceOf(ServiceUnavailableError);
+        await expect(attempt).rejects.toMatchObject({ status: 503, retryable: true, message: expect.stringMatching(/ is unavailable; retry later$/) });
       }
     });
 

@@ -146,7 +146,9 @@ describe('SqliteStore', () => {
     const thing = newObject();
     const error = await store.insert(appId, 'Thing', thing).catch((reason: unknown) => reason);
     expect(error).toBeInstanceOf(ServiceUnavailableError);
-    expect((error as ServiceUnavailableError).status).toBe(503);
+    expect(error).toMatchObject({ status: 503, retryable: true, service: 'SQLite store' });
+    // Refused before anything was written.
+    expect(await store.get(appId, 'Thing', thing.objectId)).toBeNull();
     holder.exec('ROLLBACK');
     holder.close();
     await store.insert(appId, 'Thing', thing);
@@ -158,8 +160,10 @@ describe('SqliteStore', () => {
     const store = new SqliteStore({ file, classes: {} });
     await store.close();
     await store.close();
+    const closed = { status: 503, code: 503, retryable: true, service: 'SQLite store (closed)', message: 'SQLite store (closed) is unavailable; retry later' };
     await expect(store.ping()).rejects.toBeInstanceOf(ServiceUnavailableError);
-    await expect(store.find(newAppId(), 'Thing', queryAll())).rejects.toBeInstanceOf(ServiceUnavailableError);
+    await expect(store.ping()).rejects.toMatchObject(closed);
+    await expect(store.find(newAppId(), 'Thing', queryAll())).rejects.toMatchObject(closed);
   });
 
   it('gives each username to exactly one of four threads writing at once, and loses no update', async () => {

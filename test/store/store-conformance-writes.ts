@@ -292,12 +292,15 @@ export function describeWriteConformance(context: ConformanceContext): void {
       ];
       await update(appId, user.objectId, [{ op: 'set', path: ['email'], value: 'new@example.com' }], '_User');
       const error = await update(appId, user.objectId, verify, '_User').catch((reason: unknown) => reason);
-      expect(error).toBeInstanceOf(PreconditionFailedError);
+      expect(error).toEqual(new PreconditionFailedError('email'));
       expect((await store.get(appId, '_User', user.objectId))?.emailVerified).toBeUndefined();
 
       const absent = await update(appId, user.objectId, [{ op: 'expect', path: ['phone'], value: undefined }, { op: 'set', path: ['phone'], value: '1' }], '_User');
       expect(absent?.phone).toBe('1');
-      await expect(update(appId, user.objectId, [{ op: 'expect', path: ['phone'], value: undefined }], '_User')).rejects.toBeInstanceOf(PreconditionFailedError);
+      await expect(update(appId, user.objectId, [{ op: 'expect', path: ['phone'], value: undefined }, { op: 'set', path: ['phone'], value: '2' }], '_User')).rejects.toThrow(
+        new PreconditionFailedError('phone'),
+      );
+      expect((await store.get(appId, '_User', user.objectId))?.phone).toBe('1');
     });
   });
 }
