@@ -189,8 +189,9 @@ export class Sender {
    * Sends to the targets, paced by the push's `flow_control`: tokens come from
    * one bucket per push shared by every sender on every node. A slice waits
    * at most `maxPaceWaitMs` in all; then it stops handing out deliveries, so
-   * that no partition is held for long. Answers how many targets were sent to
-   * (in order); they are counted, and the rest is left to the next slice.
+   * that no partition is held for long; so too when the bucket cannot be read
+   * after some deliveries went out. Answers how many targets were sent to (in
+   * order); they are counted, and the rest is left to the next slice.
    */
   async #deliver(task: PushTaskMessage, slice: SliceContext, targets: Target[]): Promise<number> {
     const expiresAt = task.spec.expiresAt;
@@ -206,7 +207,17 @@ export class Sender {
     // partition, which the bus counts in real time (a Kafka member fetches again only when its batches are done).
     const deadline = performance.now() + (this.#deps.maxPaceWaitMs ?? 2000);
     handing: while (handed < targets.length && !slice.signal.aborted) {
-      const granted = rate === null ? targets.length - handed : await this.#tokens(task, rate, targets.length - handed, deadline);
+      let granted: number;
+      try {
+        granted = rate === null ? targets.length - handed : await this.#tokens(task, rate, targets.length - handed, deadline);
+      } catch (error) {
+        // Nothing handed out yet: the slice fails whole and is offered again, with nothing sent twice.
+        if (handed === 0) throw error;
+        // Some deliveries are out (a bucket's store went away mid-slice, Redis restarting): failing now would
+        // send them again with the redone slice. They are counted and the rest goes to the next slice instead.
+        this.#deps.logger.debug({ err: error, app: task.appId, push: task.pushId, handed }, 'flow_control tokens unavailable; the next slice takes the rest');
+        break;
+      }
       if (granted === 0) break;
       // Each delivery waits for a place in the process's window; a rebalance meanwhile stops the handing out.
       for (const end = handed + granted; handed < end; handed += 1) {
