@@ -1,5 +1,6 @@
 /**
  * `npm run bench:push [-- --devices 100000] [--store sqlite|cassandra] [--android 0.5]
+ *   [--distributed [--senders 2]]
  *   [--shards N] [--slice N] [--concurrency N] [--sessions N] [--repeat k] [--profile <dir>]
  *   [--herald-node-options '<flags>'] [--ceiling-connections 4] [--ceiling-streams 100] [--ceiling-seconds 5]`
  *
@@ -11,6 +12,16 @@
  * notification. Before and after each run it measures the fake APNs's
  * ceiling with h2load and prints Herald's rate as a share of their mean. Results go to
  * bench/results/push-<store>[-android].json (`-<devices>` added for other sizes).
+ *
+ * `--distributed` sends the same broadcast to the same audience (seeded the
+ * same way) on the embedded default, every role in one process, and on
+ * Cassandra, Redis and Kafka with one process per role: an api, a fanout, a
+ * scheduler and `--senders` senders. It prints both setups' figures side by
+ * side — deliveries/s, ratio to the ceiling, Herald CPU summed over its
+ * processes, deliveries per core-second, peak RSS by process kind — and
+ * fails unless every device got exactly one notification, the push records'
+ * counters match the fakes' counts and the distributed broadcast went through
+ * Kafka. Results go to bench/results/push-distributed[-android].json.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -22,6 +33,7 @@ import { benchBackends, benchStores, type BenchStore } from './push/bench-backen
 import { benchConfig, type EngineSettings } from './push/bench-config.ts';
 import { BenchGateways } from './push/bench-gateways.ts';
 import type { BenchApp } from './push/bench-herald.ts';
+import { runDistributedBench } from './push/distributed-bench.ts';
 import type { CeilingSettings } from './push/h2load-ceiling.ts';
 import { measuredRun } from './push/measured-run.ts';
 import { medianOf, runTable, runTableLegend, targetLines, type PushRun } from './push/push-report.ts';
@@ -32,6 +44,8 @@ const { values } = parseArgs({
     devices: { type: 'string', default: '100000' },
     store: { type: 'string' },
     android: { type: 'string', default: '0' },
+    distributed: { type: 'boolean', default: false },
+    senders: { type: 'string' },
     shards: { type: 'string' },
     slice: { type: 'string' },
     concurrency: { type: 'string' },
@@ -57,11 +71,15 @@ function count(name: string, text: string | undefined, min: number): number | un
   return value;
 }
 
+const distributed = values.distributed;
+if (distributed && values.store !== undefined) fail('--distributed compares the embedded default (SQLite, one process) with Cassandra, Redis and Kafka (a process per role); leave out --store');
+if (!distributed && values.senders !== undefined) fail('--senders is for --distributed runs');
 const store = (values.store ?? 'sqlite') as BenchStore;
 if (!benchStores.includes(store)) fail(`unknown store "${values.store}"; choose from: ${benchStores.join(', ')}`);
 const devices = count('devices', values.devices, 1) as number;
 const androidShare = Number(values.android);
 if (!(androidShare >= 0 && androidShare <= 1)) fail(`--android must be a share from 0 to 1, not ${values.android}`);
+const senders = count('senders', values.senders ?? '2', 1) as number;
 const repeat = count('repeat', values.repeat, 1) as number;
 const engine: EngineSettings = {
   installationShards: count('shards', values.shards, 1),
@@ -82,7 +100,7 @@ const data = { alert: 'Your weekly summary is ready: 3 new messages and 2 update
 
 const outDir = join(resolve(import.meta.dirname, '..'), 'bench/results');
 // The default audience keeps the issue's name; other sizes get their own file, so a 1,000,000 run does not replace the 100,000 one.
-const resultName = `push-${store}${androidShare > 0 ? '-android' : ''}${devices === 100_000 ? '' : `-${devices}`}.json`;
+const resultName = `push-${distributed ? 'distributed' : store}${androidShare > 0 ? '-android' : ''}${devices === 100_000 ? '' : `-${devices}`}.json`;
 const out = (line: string): boolean => process.stdout.write(`${line}\n`);
 
 async function main(): Promise<void> {
@@ -148,7 +166,10 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((error: unknown) => {
+const bench = distributed
+  ? runDistributedBench({ devices, androidShare, senders, repeat, engine, ceiling: ceilingSettings, profileDir, heraldNodeOptions, data, outDir, resultName, out })
+  : main();
+bench.catch((error: unknown) => {
   process.stderr.write(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
   process.exit(1);
 });

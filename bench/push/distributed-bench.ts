@@ -1,0 +1,207 @@
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { compileConfig } from '../../src/config/load-config.ts';
+import { benchBackends, type BenchBackends } from './bench-backends.ts';
+import { benchConfig, type EngineSettings } from './bench-config.ts';
+import { BenchGateways } from './bench-gateways.ts';
+import type { BenchApp, BenchHerald } from './bench-herald.ts';
+import { deliveryProblems } from './delivery-check.ts';
+import type { BroadcastResult } from './follow-broadcast.ts';
+import type { CeilingSettings } from './h2load-ceiling.ts';
+import { KafkaPath } from './kafka-path.ts';
+import { measuredRun, type RunProbe } from './measured-run.ts';
+import { processDeliveries } from './process-deliveries.ts';
+import { runTable, runTableLegend, type PushRun } from './push-report.ts';
+import { seedInstallations, type Seeded } from './seed-installations.ts';
+import { sideBySide, summarize } from './side-by-side.ts';
+
+export interface DistributedBenchSettings {
+  devices: number;
+  androidShare: number;
+  /** Sender processes of the distributed setup. */
+  senders: number;
+  repeat: number;
+  engine: EngineSettings;
+  ceiling: CeilingSettings;
+  profileDir: string | undefined;
+  heraldNodeOptions: string | undefined;
+  data: Record<string, unknown>;
+  /** Where the results file goes, and its name. */
+  outDir: string;
+  resultName: string;
+  out: (line: string) => void;
+}
+
+/**
+ * The same broadcast twice over: on the embedded default (SQLite, in-memory
+ * coordination and bus, every role in one process) and on Cassandra, Redis
+ * and Kafka with one process per role — one api, one fanout, one scheduler
+ * and `senders` senders. Both audiences are seeded the same way, straight into
+ * their store. Each run of each setup gets its own ceiling measurement; the
+ * repetitions alternate the two setups so the machine's other work weighs on
+ * both alike. Every run must deliver exactly once per device with the push
+ * record's counters matching the fakes' counts, and the distributed one must
+ * have gone through Kafka; otherwise the bench fails without writing results.
+ */
+export async function runDistributedBench(settings: DistributedBenchSettings): Promise<void> {
+  const { devices, androidShare, senders, repeat, out } = settings;
+  const app: BenchApp = { id: 'bench', key: randomBytes(12).toString('hex'), masterKey: randomBytes(16).toString('hex') };
+  const dataDirs = { embedded: mkdtempSync(join(tmpdir(), 'herald-push-bench-')), distributed: mkdtempSync(join(tmpdir(), 'herald-push-bench-')) };
+  const backends: BenchBackends[] = [];
+  let gateways: BenchGateways | undefined;
+  let kafka: KafkaPath | undefined;
+  try {
+    const embeddedBackends = await benchBackends('sqlite');
+    backends.push(embeddedBackends);
+    const distributedBackends = await benchBackends('cassandra');
+    backends.push(distributedBackends);
+    gateways = await BenchGateways.start({ fcm: androidShare > 0 });
+    const parts = { app, gateways, engine: settings.engine };
+    const raw = {
+      embedded: benchConfig({ ...parts, dataDir: dataDirs.embedded, backends: embeddedBackends }),
+      distributed: benchConfig({ ...parts, dataDir: dataDirs.distributed, backends: distributedBackends }),
+    };
+    const config = { embedded: compileConfig(raw.embedded), distributed: compileConfig(raw.distributed) };
+    const { push, bus } = config.distributed;
+    if (senders > bus.topics.pushTasks) throw new Error(`--senders ${senders} is more than the ${bus.topics.pushTasks} partitions of push.tasks: some senders would have nothing to do`);
+    const layout = ['api', 'fanout', 'scheduler', ...Array.from({ length: senders }, () => 'sender')];
+    out(
+      `push bench, embedded vs distributed: ${devices.toLocaleString('en-US')} devices (${Math.round(androidShare * 100)}% Android); ` +
+        `shards ${push.installationShards}, slice ${push.sliceSize}, sender concurrency ${push.senderConcurrency}, gateway sessions ${push.gateways.sessionsPerOrigin}; ` +
+        `distributed: ${layout.length} processes (${senders} senders), push.requests ${bus.topics.pushRequests} and push.tasks ${bus.topics.pushTasks} partitions; ` +
+        `${cpus().length} cores, node ${process.version}`,
+    );
+
+    const seeded: Record<'embedded' | 'distributed', Seeded> = {
+      embedded: await seedInstallations(config.embedded, app.id, { devices, androidShare }),
+      distributed: await seedInstallations(config.distributed, app.id, { devices, androidShare }),
+    };
+    for (const [setup, store] of [['embedded', 'SQLite'], ['distributed', 'Cassandra']] as const) {
+      const { ios, android, seconds } = seeded[setup];
+      out(
+        `seeded ${ios.toLocaleString('en-US')} iOS and ${android.toLocaleString('en-US')} Android installations into ${store} in ${seconds.toFixed(1)} s ` +
+          `(${Math.round(devices / seconds).toLocaleString('en-US')}/s), written straight to the store, not through the API`,
+      );
+    }
+
+    kafka = await KafkaPath.open({ brokers: bus.brokers ?? [], topicPrefix: bus.topicPrefix });
+    const runs: Record<'embedded' | 'distributed', PushRun[]> = { embedded: [], distributed: [] };
+    const common = { app, gateways, data: settings.data, devices, ceiling: settings.ceiling, out };
+    const heraldOptions = {
+      ...(settings.profileDir === undefined ? {} : { profileDir: settings.profileDir }),
+      ...(settings.heraldNodeOptions === undefined ? {} : { nodeOptions: settings.heraldNodeOptions }),
+    };
+    for (let index = 0; index < repeat; index += 1) {
+      const embedded = await measuredRun({ ...common, label: `run ${index + 1}/${repeat} embedded`, config: raw.embedded, herald: heraldOptions });
+      failOnProblems('embedded', embedded.run.broadcast);
+      runs.embedded.push(embedded.run);
+      reportProfiles(embedded.profiles, out);
+
+      const distributed = await measuredRun({
+        ...common,
+        label: `run ${index + 1}/${repeat} distributed`,
+        config: raw.distributed,
+        herald: { ...heraldOptions, layout },
+        probe: kafkaProbe(kafka, senders, out),
+      });
+      failOnProblems('distributed', distributed.run.broadcast);
+      runs.distributed.push(distributed.run);
+      reportProfiles(distributed.profiles, out);
+    }
+
+    const summary = { embedded: summarize(runs.embedded), distributed: summarize(runs.distributed) };
+    out('');
+    out('embedded, every role in one process:');
+    out(runTable(runs.embedded));
+    out('distributed, one process per role:');
+    out(runTable(runs.distributed));
+    out(runTableLegend);
+    out('');
+    out(sideBySide(summary.embedded, summary.distributed));
+
+    const report = {
+      bench: 'push',
+      setups: {
+        embedded: 'SQLite, in-memory coordination and bus; every role in one process',
+        distributed: `Cassandra, Redis and Kafka; ${summary.distributed.processes}`,
+      },
+      date: new Date().toISOString(),
+      machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model, node: process.version, loadAverageAtEnd: loadavg().map((load) => Math.round(load * 100) / 100) },
+      note:
+        'Herald, the fakes (each in its own process), h2load and the bench share this machine with other work; compare the ratio to the ceiling measured beside each run. ' +
+        'Installations were seeded straight into each store, not through the API. Herald CPU is summed over all of a setup\'s processes from /proc/<pid>/stat; ' +
+        'deliveries per core-second divide the deliveries by it, from the request until the push record read done',
+      devices,
+      seeded,
+      settings: {
+        installationShards: push.installationShards,
+        sliceSize: push.sliceSize,
+        senderConcurrency: push.senderConcurrency,
+        sessionsPerOrigin: push.gateways.sessionsPerOrigin,
+        senders,
+        layout,
+        topics: bus.topics,
+        heraldNodeOptions: settings.heraldNodeOptions ?? null,
+        ceiling: settings.ceiling,
+      },
+      data: settings.data,
+      median: summary,
+      runs,
+    };
+    mkdirSync(settings.outDir, { recursive: true });
+    writeFileSync(join(settings.outDir, settings.resultName), `${JSON.stringify(report, null, 2)}\n`);
+    out(`written to bench/results/${settings.resultName}`);
+  } finally {
+    await kafka?.close();
+    await gateways?.close();
+    for (const backend of backends) await backend.drop();
+    rmSync(dataDirs.embedded, { recursive: true, force: true });
+    rmSync(dataDirs.distributed, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The distributed run's own checks: the consumer groups settled before the
+ * broadcast; after it, one message went onto push.requests and tasks onto
+ * push.tasks, both groups committed all of them, and the deliveries were
+ * made by the sender processes — their own counters add up to the fakes' count,
+ * and no other process delivered anything.
+ */
+function kafkaProbe(kafka: KafkaPath, senders: number, out: (line: string) => void): RunProbe {
+  return {
+    beforeBroadcast: (_herald: BenchHerald) => kafka.beforeBroadcast(senders),
+    afterBroadcast: async (herald: BenchHerald, broadcast: BroadcastResult) => {
+      const passage = await kafka.afterBroadcast();
+      const processes = await processDeliveries(herald.processes);
+      const problems: string[] = [];
+      const bySenders = processes.filter((process) => process.role === 'sender');
+      const senderDeliveries = bySenders.reduce((sum, process) => sum + process.delivered, 0);
+      if (senderDeliveries !== broadcast.deliveries) problems.push(`the sender processes count ${senderDeliveries} deliveries, the fakes ${broadcast.deliveries}`);
+      for (const process of processes) {
+        if (process.role !== 'sender' && process.delivered + process.notDelivered > 0) problems.push(`the ${process.role} process sent ${process.delivered + process.notDelivered} notifications`);
+        if (process.notDelivered > 0) problems.push(`the ${process.role} process counts ${process.notDelivered} deliveries that did not succeed`);
+        const accepted = process.role === 'api' ? 1 : 0;
+        if (process.accepted !== accepted) problems.push(`the ${process.role} process accepted ${process.accepted} pushes, not ${accepted}`);
+      }
+      if (problems.length > 0) throw new Error(`the distributed run did not go as it should:\n  ${problems.join('\n  ')}`);
+      out(
+        `  through Kafka: ${passage.requestMessages} message on push.requests, ${passage.taskMessages.toLocaleString('en-US')} on push.tasks, all committed; ` +
+          `the senders delivered ${bySenders.map((process) => process.delivered.toLocaleString('en-US')).join(' + ')}` +
+          (bySenders.some((process) => process.delivered === 0) ? ' (a sender had nothing to do: its partitions got no task)' : ''),
+      );
+      return { kafka: passage, processes };
+    },
+  };
+}
+
+function failOnProblems(setup: string, broadcast: BroadcastResult): void {
+  const problems = deliveryProblems(broadcast);
+  if (problems.length > 0) throw new Error(`the ${setup} run's deliveries cannot be trusted:\n  ${problems.join('\n  ')}`);
+}
+
+function reportProfiles(profiles: readonly string[], out: (line: string) => void): void {
+  for (const profile of profiles) out(`Herald CPU profile: ${profile}`);
+}
+
