@@ -5,7 +5,8 @@ import { deleteNotification, getNotification, getPushRecord, listNotifications }
 import { cancelScheduledPush, listScheduledPushes } from '../../push/records/scheduled-messages.ts';
 import { submitPush } from '../../push/submit/submit-push.ts';
 import { parseQuery } from '../../query/parse-query.ts';
-import { Header, callerOf } from '../middleware/authenticate.ts';
+import { callerOf } from '../middleware/authenticate.ts';
+import { Header } from '../resolve-caller.ts';
 
 const idPattern = /^[A-Za-z0-9]{1,64}$/;
 
@@ -15,8 +16,8 @@ function pathId(req: Request, name: string, what: string): string {
   return id;
 }
 
-function send(res: Response, answer: { status: number; body: object }): void {
-  res.status(answer.status).json(answer.body);
+function send(res: Response, body: object, status = 200): void {
+  res.status(status).json(body);
 }
 
 /** The push endpoints of SPEC.md under /1.1: sending, push records, scheduled pushes. */
@@ -24,7 +25,9 @@ export function pushRoutes(deps: PushDeps): Router {
   const router = Router();
   const submit = (target: 'query' | 'devices') => async (req: Request, res: Response) => {
     const bodyBytes = typeof res.locals.bodyBytes === 'number' ? res.locals.bodyBytes : 0;
-    send(res, await submitPush(deps, callerOf(res), { target, body: req.body, bodyBytes, prodHeader: req.get(Header.prod) }));
+    const result = await submitPush(deps, callerOf(res), { target, body: req.body, bodyBytes, prodHeader: req.get(Header.prod) });
+    // SPEC.md: a repeated req_id is answered with the first push, 200 rather than 201 Created.
+    send(res, result.answer, result.repeated ? 200 : 201);
   };
   router.post('/push', submit('query'));
   router.post('/push/devices', submit('devices'));
@@ -33,16 +36,18 @@ export function pushRoutes(deps: PushDeps): Router {
   router.get('/notifications/:notificationId', async (req, res) =>
     send(res, await getNotification(deps, callerOf(res), pathId(req, 'notificationId', 'push'))),
   );
-  router.delete('/notifications/:notificationId', async (req, res) =>
-    send(res, await deleteNotification(deps, callerOf(res), pathId(req, 'notificationId', 'push'))),
-  );
+  router.delete('/notifications/:notificationId', async (req, res) => {
+    await deleteNotification(deps, callerOf(res), pathId(req, 'notificationId', 'push'));
+    send(res, {});
+  });
   router.get('/tables/Notifications/:objectId', async (req, res) => send(res, await getPushRecord(deps, callerOf(res), pathId(req, 'objectId', 'push record'))));
 
-  router.get('/scheduledPushMessages', async (_req, res) => send(res, await listScheduledPushes(deps, callerOf(res))));
+  router.get('/scheduledPushMessages', async (_req, res) => send(res, { results: await listScheduledPushes(deps, callerOf(res)) }));
   router.delete('/scheduledPushMessages/:id', async (req, res) => {
     const id = String(req.params.id);
     if (!/^\d{1,16}$/.test(id)) fail(ErrorCode.objectNotFound, 'No scheduled push with this id.');
-    send(res, await cancelScheduledPush(deps, callerOf(res), Number(id)));
+    await cancelScheduledPush(deps, callerOf(res), Number(id));
+    send(res, {});
   });
   return router;
 }

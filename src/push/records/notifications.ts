@@ -6,9 +6,13 @@ import { runQuery } from '../../query/run-query.ts';
 import type { PushDeps } from '../push-deps.ts';
 import { RecordField, viewPushRecord } from './push-record.ts';
 
-export interface ApiAnswer {
-  status: number;
-  body: Record<string, unknown>;
+/** A push record as callers see it (`viewPushRecord`): untyped JSON, as stored. */
+export type PushRecordView = Record<string, unknown>;
+
+/** The answer of `listNotifications`: the page of records, and the total when `count` was asked for. */
+export interface NotificationList {
+  results: PushRecordView[];
+  count?: number;
 }
 
 /** Push records are for trusted backends: everything but the lookup by objectId needs the master key. */
@@ -22,11 +26,11 @@ function requireMaster(caller: Caller): void {
  * The records are streamed a page at a time and `runQuery` keeps only
  * `skip + limit` of them.
  */
-export async function listNotifications(deps: PushDeps, caller: Caller, query: Query): Promise<ApiAnswer> {
+export async function listNotifications(deps: PushDeps, caller: Caller, query: Query): Promise<NotificationList> {
   requireMaster(caller);
   const order = query.order.length > 0 ? query.order : [{ path: ['createdAt'], descending: true }];
   const found = await runQuery(views(deps.store.pushes.scan(caller.app.config.id)), { ...query, order, readableBy: null });
-  return { status: 200, body: found.count === undefined ? { results: found.results } : { results: found.results, count: found.count } };
+  return found.count === undefined ? { results: found.results } : { results: found.results, count: found.count };
 }
 
 async function* views(records: AsyncIterable<PushDoc>): AsyncGenerator<PushDoc> {
@@ -39,12 +43,12 @@ async function* views(records: AsyncIterable<PushDoc>): AsyncGenerator<PushDoc> 
  * the newest, with the counters of all of them summed; its status is `done`
  * only when every one is. 404 (101) when there is none.
  */
-export async function getNotification(deps: PushDeps, caller: Caller, notificationId: string): Promise<ApiAnswer> {
+export async function getNotification(deps: PushDeps, caller: Caller, notificationId: string): Promise<PushRecordView> {
   requireMaster(caller);
   const records = await deps.store.pushes.findByNotificationId(caller.app.config.id, notificationId);
   const newest = records[0];
   if (newest === undefined) fail(ErrorCode.objectNotFound, 'No push with this notification id.');
-  return { status: 200, body: records.length === 1 ? viewPushRecord(newest) : merged(records) };
+  return records.length === 1 ? viewPushRecord(newest) : merged(records);
 }
 
 const counters = ['devices', 'successes', 'errors', 'invalidTokens', 'iosSuccesses', 'androidSuccesses'] as const;
@@ -67,15 +71,14 @@ function merged(records: PushDoc[]): Record<string, unknown> {
  * `DELETE /1.1/notifications/<notification_id>`: deletes the records sharing
  * the id. A push still queued or scheduled is cancelled with its record:
  * senders check the record before each slice, so nothing more is sent
- * (what was sent already stays sent). Answers `{}`; 101 when there is none.
+ * (what was sent already stays sent). 101 when there is none.
  */
-export async function deleteNotification(deps: PushDeps, caller: Caller, notificationId: string): Promise<ApiAnswer> {
+export async function deleteNotification(deps: PushDeps, caller: Caller, notificationId: string): Promise<void> {
   requireMaster(caller);
   const appId = caller.app.config.id;
   const records = await deps.store.pushes.findByNotificationId(appId, notificationId);
   if (records.length === 0) fail(ErrorCode.objectNotFound, 'No push with this notification id.');
   for (const record of records) await cancelRecord(deps, appId, record);
-  return { status: 200, body: {} };
 }
 
 /** Deletes a record and, for a scheduled push, its waiting entry. */
@@ -86,8 +89,8 @@ export async function cancelRecord(deps: PushDeps, appId: string, record: PushDo
 }
 
 /** `GET /1.1/tables/Notifications/<objectId>`: the record of a push by the objectId its sending answered; the app key is enough. */
-export async function getPushRecord(deps: PushDeps, caller: Caller, objectId: string): Promise<ApiAnswer> {
+export async function getPushRecord(deps: PushDeps, caller: Caller, objectId: string): Promise<PushRecordView> {
   const record = await deps.store.pushes.get(caller.app.config.id, objectId);
   if (record === null) fail(ErrorCode.objectNotFound, 'No push record with this objectId.');
-  return { status: 200, body: viewPushRecord(record) };
+  return viewPushRecord(record);
 }

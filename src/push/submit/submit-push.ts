@@ -19,20 +19,22 @@ export interface PushSubmission {
   body: unknown;
   /** Size of the body as received. */
   bodyBytes: number;
-  /** The `X-SVC-Prod` header. */
+  /** The `X-SVC-Prod` header (a metadata entry of the same name on gRPC). */
   prodHeader: string | undefined;
 }
 
 export interface SubmitResult {
-  /** 201 for a new push; 200 for a repeated `req_id`, answered with the first push. */
-  status: 200 | 201;
-  body: PushAnswer;
+  /** The push's objectId and createdAt: of this push, or of the first one when `repeated`. */
+  answer: PushAnswer;
+  /** The request repeated a `req_id` within its window: nothing new was accepted, and `answer` is the first push's. */
+  repeated: boolean;
 }
 
 /**
- * `POST /1.1/push` and `POST /1.1/push/devices`: validates, writes the push
- * record, and either publishes the push on `push.requests` or, when its
- * push_time is a minute away or more, schedules it. The API never sends.
+ * `POST /1.1/push` and `POST /1.1/push/devices`, and their gRPC twins:
+ * validates, writes the push record, and either publishes the push on
+ * `push.requests` or, when its push_time is a minute away or more, schedules
+ * it. The API never sends.
  * Nothing stays behind when a step fails: the record and the `req_id` claim
  * are removed again, and the caller gets the error (503 while the bus or the
  * store is away).
@@ -52,7 +54,7 @@ export async function submitPush(deps: PushDeps, caller: Caller, submission: Pus
   const answer: PushAnswer = { objectId: newObjectId(), createdAt: isoTime(now) };
 
   const claim = request.reqId === null ? null : await claimReqId(deps.coord, app.id, request.reqId, answer);
-  if (claim !== null && !claim.won) return { status: 200, body: claim.first };
+  if (claim !== null && !claim.won) return { answer: claim.first, repeated: true };
   try {
     await accept(deps, app.id, request, answer, now);
   } catch (error) {
@@ -60,7 +62,7 @@ export async function submitPush(deps: PushDeps, caller: Caller, submission: Pus
     throw error;
   }
   deps.metrics.accepted(app.id, request.pushTime === null ? 'now' : 'scheduled');
-  return { status: 201, body: answer };
+  return { answer, repeated: false };
 }
 
 async function accept(deps: PushDeps, appId: string, request: PushRequest, answer: PushAnswer, now: number): Promise<void> {
