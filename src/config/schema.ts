@@ -132,6 +132,19 @@ export function rolesOf(role: string): RoleName[] {
   return roleOrder.filter((name) => named.has('all') || named.has(name));
 }
 
+/**
+ * The api role's gRPC port (docs/grpc.md): a number (0 picks a free port), or
+ * `off` for no gRPC server. Environment variables are text, so digits are
+ * read as a number here.
+ */
+const grpcPortSchema = z
+  .preprocess(
+    (value) => (typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value),
+    z.union([z.number().int().min(0).max(65535), z.literal('off')], { error: 'a port number from 0 to 65535, or off' }),
+  )
+  .default(50051)
+  .describe('port of the gRPC API served by the api role; 0 picks a free port, off serves none');
+
 export const configSchema = z
   .object({
     role: z
@@ -149,6 +162,14 @@ export const configSchema = z
       .optional()
       .describe('when set, /metrics, /healthz and /readyz are served on this port only, never on the public one'),
     internalHost: z.string().min(1).optional().describe('address of the internal port; default: the same as host'),
+    grpcPort: grpcPortSchema,
+    grpcWatchIntervalMs: z
+      .number()
+      .int()
+      .min(100)
+      .max(60_000)
+      .default(500)
+      .describe('how often a gRPC WatchPush reads the watched push record'),
     publicUrl: z.url().optional().describe('base URL of links in emails; default http://localhost:<port>'),
     dataDir: z.string().min(1).default(defaultDataDir),
     logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -193,6 +214,8 @@ export const envVariables = {
   HERALD_ROLE: { path: ['role'], type: 'string', help: `roles to run, comma-separated: ${roleNames.join(', ')}` },
   HERALD_INTERNAL_PORT: { path: ['internalPort'], type: 'int', help: 'serve /metrics, /healthz and /readyz on this port only (not on PORT)' },
   HERALD_INTERNAL_HOST: { path: ['internalHost'], type: 'string', help: 'address of the internal port (default: HOST)' },
+  HERALD_GRPC_PORT: { path: ['grpcPort'], type: 'string', help: 'port of the gRPC API of the api role (default 50051; 0 picks a free one; off serves none)' },
+  HERALD_GRPC_WATCH_INTERVAL_MS: { path: ['grpcWatchIntervalMs'], type: 'int', help: 'how often a gRPC WatchPush reads the watched push record, in ms (default 500, at least 100)' },
   HERALD_PUBLIC_URL: { path: ['publicUrl'], type: 'string', help: 'base URL of links sent in email' },
   HERALD_DATA_DIR: { path: ['dataDir'], type: 'string', help: 'folder of the embedded store, outbox and development keys' },
   HERALD_LOG_LEVEL: { path: ['logLevel'], type: 'string', help: 'pino log level' },

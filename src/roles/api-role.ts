@@ -1,17 +1,19 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createHttpApp } from '../api/http-app.ts';
+import { GrpcServer } from '../grpc/grpc-server.ts';
 import type { Runtime } from '../runtime/create-runtime.ts';
 import { RoleLifecycle } from './role-lifecycle.ts';
 import type { Role, RoleStatus } from './role.ts';
 
-/** The stateless HTTP front: `/1.1/*`, emailed pages, health. */
+/** The stateless front: `/1.1/*` over HTTP, emailed pages, health; and the gRPC API for backends on its own port. */
 export class ApiRole implements Role {
   readonly name = 'api';
   readonly #runtime: Runtime;
   readonly #lifecycle = new RoleLifecycle();
   #server: Server | undefined;
   #port: number | undefined;
+  #grpc: GrpcServer | undefined;
 
   constructor(runtime: Runtime) {
     this.#runtime = runtime;
@@ -20,6 +22,11 @@ export class ApiRole implements Role {
   /** The bound HTTP port once started (useful with port 0). */
   get port(): number | undefined {
     return this.#port;
+  }
+
+  /** The bound gRPC port once started; undefined when `grpcPort` is `off`. */
+  get grpcPort(): number | undefined {
+    return this.#grpc?.port;
   }
 
   start(): Promise<void> {
@@ -34,11 +41,14 @@ export class ApiRole implements Role {
   close(): Promise<void> {
     return this.#lifecycle.close(async () => {
       const server = this.#server;
-      if (server === undefined) return;
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeIdleConnections();
-      });
+      const http =
+        server === undefined
+          ? undefined
+          : new Promise<void>((resolve) => {
+              server.close(() => resolve());
+              server.closeIdleConnections();
+            });
+      await Promise.all([http, this.#grpc?.close()]);
     });
   }
 
@@ -63,5 +73,8 @@ export class ApiRole implements Role {
     });
     this.#port = (server.address() as AddressInfo).port;
     logger.info({ role: 'api', port: this.#port }, 'api listening');
+    if (config.grpcPort === 'off') return;
+    this.#grpc = new GrpcServer({ push, apps, health: this.#runtime.health, logger: logger.child({ role: 'api' }) }, { watchIntervalMs: config.grpcWatchIntervalMs });
+    await this.#grpc.start(config.grpcPort, config.host);
   }
 }

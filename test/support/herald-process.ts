@@ -20,6 +20,8 @@ export interface HeraldProcess {
   port: number;
   /** The internal port (metrics, health) when HERALD_INTERNAL_PORT is set; else 0. */
   internalPort: number;
+  /** The api role's gRPC port (a free one unless HERALD_GRPC_PORT says otherwise); 0 when it serves none. */
+  grpcPort: number;
   stdout(): string;
   /** SIGTERM, then answers the exit code. */
   stop(): Promise<number | null>;
@@ -35,7 +37,7 @@ export interface HeraldProcess {
  */
 export function startHeraldProcess(env: Record<string, string>, args: string[] = []): Promise<HeraldProcess> {
   const child = spawn(process.execPath, [...heraldNodeFlags(), mainScript, ...args], {
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', ...env },
+    env: { ...process.env, PORT: '0', HERALD_GRPC_PORT: '0', HOST: '127.0.0.1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -47,10 +49,12 @@ export function startHeraldProcess(env: Record<string, string>, args: string[] =
       if (!out.includes('"msg":"roles started"')) return;
       const match = /"port":(\d+)[^\n]*"msg":"api listening"/.exec(out);
       const internal = /"port":(\d+)[^\n]*"msg":"internal port listening/.exec(out);
+      const grpc = /"port":(\d+)[^\n]*"msg":"grpc listening"/.exec(out);
       resolvePromise({
         child,
         port: match === null ? 0 : Number(match[1]),
         internalPort: internal === null ? 0 : Number(internal[1]),
+        grpcPort: grpc === null ? 0 : Number(grpc[1]),
         stdout: () => out,
         stop: () => {
           child.kill('SIGTERM');

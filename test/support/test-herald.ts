@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { compileConfig } from '../../src/config/load-config.ts';
 import type { RawConfig } from '../../src/config/schema.ts';
 import { silentLogger, type Logger } from '../../src/core/logger.ts';
+import { ApiRole } from '../../src/roles/api-role.ts';
 import { startHerald, type RunningHerald } from '../../src/start-herald.ts';
 import { ManualClock } from './manual-clock.ts';
 import { serviceEndpoints } from './service-endpoints.ts';
@@ -37,6 +38,8 @@ export interface RequestOptions {
 
 export interface TestHerald {
   baseUrl: string;
+  /** The api role's gRPC port; undefined when gRPC is off or no api role runs. */
+  grpcPort: number | undefined;
   app: TestApp;
   clock: ManualClock;
   dataDir: string;
@@ -70,6 +73,8 @@ export interface TestHeraldOptions {
   engine?: RawConfig['push'];
   /** Roles to run; default all. */
   role?: string;
+  /** The gRPC port; default 0 (a free one, never the 50051 of a real deployment); `off` for none. */
+  grpcPort?: number | 'off';
 }
 
 /** Shared coordination on the local Redis under a fresh key prefix, as several nodes of one deployment use it. */
@@ -105,6 +110,7 @@ export async function startTestHerald(options: TestHeraldOptions = {}): Promise<
   const config = compileConfig({
     role: options.role ?? 'all',
     port: 0,
+    grpcPort: options.grpcPort ?? 0,
     host: '127.0.0.1',
     dataDir,
     apps: [app, ...(options.extraApps ?? [])],
@@ -146,8 +152,10 @@ export async function startTestHerald(options: TestHeraldOptions = {}): Promise<
     return { status: response.status, headers: response.headers, body: parsed };
   };
 
+  const api = herald.roles.find((role) => role instanceof ApiRole);
   return {
     baseUrl,
+    grpcPort: api?.grpcPort,
     app,
     clock,
     dataDir,
