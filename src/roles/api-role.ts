@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createHttpApp } from '../api/http-app.ts';
-import { GrpcServer } from '../grpc/grpc-server.ts';
+import type { GrpcServer } from '../grpc/grpc-server.ts';
 import type { Runtime } from '../runtime/create-runtime.ts';
 import { RoleLifecycle } from './role-lifecycle.ts';
 import type { Role, RoleStatus } from './role.ts';
@@ -74,6 +74,8 @@ export class ApiRole implements Role {
     this.#port = (server.address() as AddressInfo).port;
     logger.info({ role: 'api', port: this.#port }, 'api listening');
     if (config.grpcPort === 'off') return;
+    // Loaded only when served: a process without the api role, or with gRPC off, never pays for grpc-js.
+    const { GrpcServer } = await import('../grpc/grpc-server.ts');
     this.#grpc = new GrpcServer({ push, apps, health: this.#runtime.health, logger: logger.child({ role: 'api' }) }, { watchIntervalMs: config.grpcWatchIntervalMs });
     await this.#grpc.start(config.grpcPort, config.host);
   }

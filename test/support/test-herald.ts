@@ -5,7 +5,6 @@ import { randomBytes } from 'node:crypto';
 import { compileConfig } from '../../src/config/load-config.ts';
 import type { RawConfig } from '../../src/config/schema.ts';
 import { silentLogger, type Logger } from '../../src/core/logger.ts';
-import { ApiRole } from '../../src/roles/api-role.ts';
 import { startHerald, type RunningHerald } from '../../src/start-herald.ts';
 import { ManualClock } from './manual-clock.ts';
 import { serviceEndpoints } from './service-endpoints.ts';
@@ -152,10 +151,9 @@ export async function startTestHerald(options: TestHeraldOptions = {}): Promise<
     return { status: response.status, headers: response.headers, body: parsed };
   };
 
-  const api = herald.roles.find((role) => role instanceof ApiRole);
   return {
     baseUrl,
-    grpcPort: api?.grpcPort,
+    grpcPort: herald.grpcPort,
     app,
     clock,
     dataDir,
