@@ -60,7 +60,7 @@ describe('email verification', () => {
     const page = await browser.newPage();
     const first = await page.goto(link);
     expect(first?.status()).toBe(200);
-    await expect.poll(() => page.textContent('body'), { timeout: 15_000 }).toContain(email);
+    await expect.poll(() => page.textContent('body'), { timeout: 15_000, message: 'the page body naming the address' }).toContain(email);
     expect(await page.textContent('h1')).toMatch(/verified/i);
     expect((await h.request('GET', `/1.1/users/${user.objectId}`, { master: true })).body.emailVerified).toBe(true);
     // The address was unverified until now: sessions opened before the proof end.
@@ -186,7 +186,7 @@ describe('refusing login with an unverified email', () => {
       await page.fill('input[name=password]', 'chosen-by-owner');
       await page.fill('input[name=confirm]', 'chosen-by-owner');
       await page.click('button[type=submit]');
-      await expect.poll(() => page.textContent('h1'), { timeout: 15_000 }).toMatch(/password changed/i);
+      await expect.poll(() => page.textContent('h1'), { timeout: 15_000, message: 'the heading after the reset' }).toMatch(/password changed/i);
       await page.close();
       expect((await strict.request('POST', '/1.1/login', { body: { username: 'strict', password: 'pw' } })).body.code).toBe(210);
       expect((await strict.request('POST', '/1.1/login', { body: { username: 'strict', password: 'chosen-by-owner' } })).status).toBe(200);

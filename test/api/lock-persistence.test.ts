@@ -36,7 +36,11 @@ describe('an account lock on Redis with append-only persistence', () => {
     await redis.start();
     // The client reconnects by itself; until it has, requests answer 503.
     await expect
-      .poll(async () => (await h.request('POST', '/1.1/login', { body: { username, password: 'right-pass' } })).body.code, { timeout: 15_000, interval: 200 })
+      .poll(async () => (await h.request('POST', '/1.1/login', { body: { username, password: 'right-pass' } })).body.code, {
+        timeout: 15_000,
+        interval: 200,
+        message: 'the login answer once the lock has ended',
+      })
       .toBe(219);
   });
 });

@@ -14,7 +14,7 @@ describe('OutageLog', () => {
       [40, 'Redis', 'connect ECONNREFUSED'],
       [40, 'Kafka', undefined],
     ]);
-    await expect.poll(() => logs.lines.length, { timeout: 10_000 }).toBe(4);
+    await expect.poll(() => logs.lines.length, { timeout: 10_000, message: 'log lines of the outage' }).toBe(4);
     const ends = logs.lines.slice(2);
     expect(ends.map((line) => [line.level, line.dependency, line.refused]).sort()).toEqual([
       [30, 'Kafka', 1],

@@ -76,7 +76,13 @@ describe('svc_apple identity tokens', () => {
       const down = await viaNewHerald.request('POST', '/1.1/users', { body });
       expect(down.status).toBe(503);
       keys.answerWith(200);
-      await expect.poll(async () => (await viaNewHerald.request('POST', '/1.1/users', { body })).status, { timeout: 40_000, interval: 1000 }).toBe(201);
+      await expect
+        .poll(async () => (await viaNewHerald.request('POST', '/1.1/users', { body })).status, {
+          timeout: 40_000,
+          interval: 1000,
+          message: 'the sign-up status through the new node',
+        })
+        .toBe(201);
     } finally {
       keys.answerWith(200);
       await viaNewHerald.close();

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/config/load-config.ts';
 import { ProcessLock } from '../../src/store/sqlite/process-lock.ts';
+import { eventually } from '../support/eventually.ts';
 
 function lockFile(): string {
   return join(mkdtempSync(join(tmpdir(), 'herald-lock-')), 'herald.pid');
@@ -47,12 +48,7 @@ describe('the embedded store’s process lock', () => {
     const other = await otherProcess();
     other.kill();
     writeFileSync(file, `${other.pid}\n`);
-    // Wait until the killed child's pid no longer answers.
-    const deadline = Date.now() + 10_000;
-    while (isAlive(other.pid)) {
-      if (Date.now() > deadline) throw new Error(`pid ${other.pid} still alive after 10 s`);
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+    await eventually(`the killed child's pid ${other.pid} to no longer answer`, () => isAlive(other.pid), (alive) => !alive);
     const lock = ProcessLock.acquire(file);
     expect(readFileSync(file, 'utf8').trim()).toBe(String(process.pid));
     lock.release();

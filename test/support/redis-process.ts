@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { createConnection, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { eventually } from './eventually.ts';
 
 /** A throwaway `redis-server` owned by one test file, for outage tests. */
 export interface RedisProcess {
@@ -109,13 +109,15 @@ function spawnRedis(port: number, appendOnlyDir: string | undefined): Spawned {
 
 /** Retries PING until it is answered, the server exits, or the deadline passes. */
 async function waitForPing(port: number, timeoutMs: number, spawned: Spawned): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (spawned.exited) throw new Error(`redis-server on port ${port} exited while starting:\n${spawned.output()}`);
-    if (await answersPing(port)) return;
-    if (Date.now() > deadline) throw new Error(`redis-server on port ${port} did not answer PING within ${timeoutMs} ms:\n${spawned.output()}`);
-    await sleep(20);
-  }
+  await eventually(
+    `redis-server on port ${port} to answer PING`,
+    () => answersPing(port),
+    (answered) => {
+      if (spawned.exited) throw new Error(`redis-server on port ${port} exited while starting:\n${spawned.output()}`);
+      return answered;
+    },
+    { timeoutMs, detail: () => `it printed:\n${spawned.output()}` },
+  );
 }
 
 function answersPing(port: number): Promise<boolean> {

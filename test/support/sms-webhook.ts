@@ -1,5 +1,6 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { withDeadline } from './with-deadline.ts';
 
 export interface CapturedSms {
   to: string;
@@ -12,7 +13,8 @@ export interface CapturedSms {
 export async function startSmsWebhook(): Promise<{
   url: string;
   messages: CapturedSms[];
-  next(to: string): Promise<CapturedSms>;
+  /** The next message to `to`; fails after `timeoutMs` (default 10 s) naming the numbers that did get one. */
+  next(to: string, timeoutMs?: number): Promise<CapturedSms>;
   /** The next request is refused with this status instead of being recorded. */
   failNext(status: number): void;
   close(): Promise<void>;
@@ -44,7 +46,15 @@ export async function startSmsWebhook(): Promise<{
   return {
     url,
     messages,
-    next: (to) => new Promise((resolve) => waiters.push({ to, resolve })),
+    next: (to, timeoutMs) => {
+      const { promise, resolve } = Promise.withResolvers<CapturedSms>();
+      const waiter = { to, resolve };
+      waiters.push(waiter);
+      const seen = (): string => messages.map((sms) => sms.to).join(', ') || 'no message';
+      return withDeadline(promise, `an SMS to ${to}`, { timeoutMs, seen }).finally(() => {
+        if (waiters.includes(waiter)) waiters.splice(waiters.indexOf(waiter), 1);
+      });
+    },
     failNext: (status) => {
       failures = [...failures, status];
     },

@@ -2,6 +2,7 @@ import { EventEmitter, once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { simpleParser, type AddressObject, type ParsedMail } from 'mailparser';
 import { SMTPServer, type SMTPServerSession } from 'smtp-server';
+import { withDeadline } from './with-deadline.ts';
 
 /** Credentials a client logged in with. */
 export interface SinkLogin {
@@ -130,37 +131,26 @@ export async function startSmtpSink(options: SmtpSinkOptions = {}): Promise<Smtp
     const matches = typeof match === 'function' ? match : (mail: ReceivedMail) => mail.to.includes(match.to) || mail.envelope.to.includes(match.to);
     const found = messages.find(matches);
     if (found !== undefined) return Promise.resolve(found);
-    return new Promise((resolve, reject) => {
-      const onMessage = (mail: ReceivedMail): void => {
-        if (!matches(mail)) return;
-        clearTimeout(timer);
-        events.off('message', onMessage);
-        resolve(mail);
-      };
-      const timer = setTimeout(() => {
-        events.off('message', onMessage);
-        const seen = messages.map((mail) => `${mail.to.join(',')}: ${mail.subject}`).join('; ') || 'none';
-        reject(new Error(`no matching message within ${timeoutMs} ms; received: ${seen}`));
-      }, timeoutMs);
-      events.on('message', onMessage);
-    });
+    const { promise, resolve } = Promise.withResolvers<ReceivedMail>();
+    const onMessage = (mail: ReceivedMail): void => {
+      if (matches(mail)) resolve(mail);
+    };
+    events.on('message', onMessage);
+    const what = typeof match === 'function' ? 'a matching message' : `a message to ${match.to}`;
+    const seen = (): string => messages.map((mail) => `${mail.to.join(',')}: ${mail.subject}`).join('; ') || 'no message';
+    return withDeadline(promise, what, { timeoutMs, seen }).finally(() => events.off('message', onMessage));
   }
 
   function waitForNoConnections(timeoutMs = 5_000): Promise<void> {
     if (open === 0) return Promise.resolve();
-    return new Promise((resolve, reject) => {
-      const onDisconnect = (): void => {
-        if (open !== 0) return;
-        clearTimeout(timer);
-        events.off('disconnect', onDisconnect);
-        resolve();
-      };
-      const timer = setTimeout(() => {
-        events.off('disconnect', onDisconnect);
-        reject(new Error(`${open} SMTP connection(s) still open after ${timeoutMs} ms`));
-      }, timeoutMs);
-      events.on('disconnect', onDisconnect);
-    });
+    const { promise, resolve } = Promise.withResolvers<void>();
+    const onDisconnect = (): void => {
+      if (open === 0) resolve();
+    };
+    events.on('disconnect', onDisconnect);
+    return withDeadline(promise, 'every SMTP connection to close', { timeoutMs, seen: () => `${open} still open` }).finally(() =>
+      events.off('disconnect', onDisconnect),
+    );
   }
 
   let closing: Promise<void> | undefined;

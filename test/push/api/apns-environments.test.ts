@@ -41,7 +41,12 @@ afterAll(async () => {
 async function environmentOf(n: number, body: Record<string, unknown>, headers: Record<string, string> = {}, app = p.h.app) {
   const res = await p.h.request('POST', '/1.1/push/devices', { app, master: true, headers, body: { device_type: 'ios', device_ids: [deviceToken(n)], data: { alert: 'Where?' }, ...body } });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
-  await expect.poll(async () => (await p.h.request('GET', `/1.1/tables/Notifications/${res.body.objectId}`, { app })).body.status, { timeout: 15_000 }).toBe('done');
+  await expect
+    .poll(async () => (await p.h.request('GET', `/1.1/tables/Notifications/${res.body.objectId}`, { app })).body.status, {
+      timeout: 15_000,
+      message: 'status of the push record',
+    })
+    .toBe('done');
   const record = (await p.h.request('GET', `/1.1/tables/Notifications/${res.body.objectId}`, { app })).body;
   expect(record.successes).toBe(1);
   const production = p.fakes.apns.deliveriesTo(deviceToken(n)).length;

@@ -86,7 +86,12 @@ describe('Android device lists', () => {
 describe('named certificates', () => {
   const certPush = (body: Record<string, unknown>) => p.h.request('POST', '/1.1/push/devices', { app: certificateApp, master: true, body });
   const certRecord = async (objectId: string) => {
-    await expect.poll(async () => (await p.h.request('GET', `/1.1/tables/Notifications/${objectId}`, { app: certificateApp })).body.status, { timeout: 15_000 }).toBe('done');
+    await expect
+      .poll(async () => (await p.h.request('GET', `/1.1/tables/Notifications/${objectId}`, { app: certificateApp })).body.status, {
+        timeout: 15_000,
+        message: 'status of the push record',
+      })
+      .toBe('done');
     return (await p.h.request('GET', `/1.1/tables/Notifications/${objectId}`, { app: certificateApp })).body;
   };
 

@@ -70,7 +70,7 @@ it('sends nothing more of a paced push once it has expired', async () => {
   const res = await p.send({ channels: [channel], data: { alert: 'Flash sale' }, flow_control: 1000, expiration_interval: 30 });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   // The bucket starts full: a second's worth goes out at once, then the clock must move.
-  await expect.poll(reached, { timeout: 10_000 }).toBe(1000);
+  await expect.poll(reached, { timeout: 10_000, message: 'devices reached' }).toBe(1000);
   p.clock.advance(minute);
   const record = await p.settled(res.body.objectId);
   expect(reached()).toBe(1000);

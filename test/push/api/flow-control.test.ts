@@ -39,7 +39,7 @@ function reached(devices: number[]): number {
 /** Resolves once the sender has asked the bucket again and been refused: it is held by the rate, not slow. */
 async function heldBack(): Promise<void> {
   const before = refusals;
-  await expect.poll(() => refusals, { timeout: 10_000, interval: 10 }).toBeGreaterThanOrEqual(before + 2);
+  await expect.poll(() => refusals, { timeout: 10_000, interval: 10, message: 'flow-control refusals' }).toBeGreaterThanOrEqual(before + 2);
 }
 
 // The rate is asserted in the engine's time; on Kafka each paced slice hands its rest over through the bus, which takes
@@ -55,7 +55,7 @@ it('never delivers more than rate × elapsed + burst, so 2,500 devices at 1000/s
   let elapsed = 0;
   for (;;) {
     const allowance = Math.min(devices.length, burst + (rate * elapsed) / 1000);
-    await expect.poll(() => reached(devices), { timeout: 10_000, interval: 10 }).toBe(allowance);
+    await expect.poll(() => reached(devices), { timeout: 10_000, interval: 10, message: 'devices reached' }).toBe(allowance);
     if (allowance === devices.length) break;
     await heldBack();
     expect(reached(devices)).toBe(allowance);
@@ -72,7 +72,7 @@ it('lets other pushes through while a rate-limited one waits for its turn', asyn
   const { devices, channel } = await seedChannel(1500, 20_000);
   const paced = await p.send({ channels: [channel], data: { alert: 'Slow' }, flow_control: 1000 });
   expect(paced.status, JSON.stringify(paced.body)).toBe(201);
-  await expect.poll(() => reached(devices), { timeout: 10_000 }).toBe(1000);
+  await expect.poll(() => reached(devices), { timeout: 10_000, message: 'devices reached' }).toBe(1000);
   await heldBack();
 
   // Pushes whose task lands on another partition than the waiting one go out at once.
@@ -95,6 +95,7 @@ it('lets other pushes through while a rate-limited one waits for its turn', asyn
 
   // And the paced one finishes once its time has come.
   p.clock.advance(500);
-  await expect.poll(() => reached(devices), { timeout: 10_000 }).toBe(1500);
+  await expect.poll(() => reached(devices), { timeout: 10_000, message: 'devices reached' }).toBe(1500);
   expect(await p.settled(paced.body.objectId)).toMatchObject({ status: 'done', successes: 1500 });
-});
+  // Longer than its waits together (each has its own deadline and message), so a slow one fails by name, not by the test timeout.
+}, 90_000);

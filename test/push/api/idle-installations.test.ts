@@ -69,8 +69,8 @@ it('leaves them out of a push without where too', async () => {
 
 it('removes them on the scheduler’s sweep and keeps the others', async () => {
   p.clock.advance(sweepIntervalMs);
-  await expect.poll(() => exists(idleIos), { timeout: 10_000 }).toBe(false);
-  await expect.poll(() => exists(idleAndroid), { timeout: 10_000 }).toBe(false);
+  await expect.poll(() => exists(idleIos), { timeout: 10_000, message: 'whether the idle iOS installation still exists' }).toBe(false);
+  await expect.poll(() => exists(idleAndroid), { timeout: 10_000, message: 'whether the idle Android installation still exists' }).toBe(false);
   expect(await exists(recentIos)).toBe(true);
   expect(await exists(freshAndroid)).toBe(true);
 });

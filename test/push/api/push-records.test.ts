@@ -128,7 +128,7 @@ describe('retention', () => {
     await retained.settled(recent.body.objectId);
 
     retained.clock.advance(2 * 60_000);
-    await expect.poll(async () => retained.record(old.body.objectId), { timeout: 10_000 }).toBeNull();
+    await expect.poll(async () => retained.record(old.body.objectId), { timeout: 10_000, message: 'the record past its retention' }).toBeNull();
     expect(await retained.record(recent.body.objectId)).toMatchObject({ status: 'done', successes: 1 });
     expect(await retained.recordCount()).toBe(1);
   });

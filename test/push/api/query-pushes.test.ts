@@ -109,7 +109,12 @@ it('reaches every valid installation of the app when there is no where', async (
   await save({ deviceType: 'android', installationId: 'android-all-1', registrationId: 'fcm-all-1', vendor: 'fcm' });
   const res = await p.h.request('POST', '/1.1/push', { app: wholeApp, master: true, body: { data: { alert: 'Everyone' } } });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
-  await expect.poll(async () => (await p.h.request('GET', `/1.1/tables/Notifications/${res.body.objectId}`, { app: wholeApp })).body.status, { timeout: 15_000 }).toBe('done');
+  await expect
+    .poll(async () => (await p.h.request('GET', `/1.1/tables/Notifications/${res.body.objectId}`, { app: wholeApp })).body.status, {
+      timeout: 15_000,
+      message: 'status of the push record',
+    })
+    .toBe('done');
   const record = (await p.h.request('GET', `/1.1/tables/Notifications/${res.body.objectId}`, { app: wholeApp })).body;
   expect(record).toMatchObject({ devices: 3, successes: 3, iosSuccesses: 2, androidSuccesses: 1, where: null });
   expect(iosReached([50, 51])).toEqual([50, 51]);

@@ -54,7 +54,7 @@ it('keeps req_ids of different apps apart', async () => {
   expect(other.status).toBe(201);
   expect(other.body.objectId).not.toBe(first.body.objectId);
   await p.settled(first.body.objectId);
-  await expect.poll(() => p.fakes.apns.deliveriesTo(deviceToken(3)).length, { timeout: 15_000 }).toBe(2);
+  await expect.poll(() => p.fakes.apns.deliveriesTo(deviceToken(3)).length, { timeout: 15_000, message: 'deliveries to device 3' }).toBe(2);
 });
 
 it('makes one push of 20 concurrent requests with one req_id', async () => {

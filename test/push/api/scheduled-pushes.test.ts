@@ -64,7 +64,7 @@ it('lists a later push as scheduled, delivers it once the clock passes its push_
   expect(await scheduledList()).toContainEqual(entry);
 
   p.clock.advance(minute + 1);
-  await expect.poll(() => p.fakes.apns.deliveriesTo(deviceToken(2)).length, { timeout: 10_000 }).toBe(1);
+  await expect.poll(() => p.fakes.apns.deliveriesTo(deviceToken(2)).length, { timeout: 10_000, message: 'deliveries to device 2' }).toBe(1);
   expect(await p.settled(res.body.objectId)).toMatchObject({ status: 'done', devices: 1, successes: 1 });
   expect(await scheduledList()).not.toContainEqual(entry);
 });
@@ -76,7 +76,7 @@ it('schedules a device push too, with its devices in push_msg', async () => {
   const entry = (await scheduledList()).find((item) => (item.push_msg as Record<string, unknown>).id === res.body.objectId);
   expect(entry?.push_msg).toMatchObject({ device_type: 'ios', device_ids: [deviceToken(3)], msg: { alert: 'Listed later' } });
   p.clock.advance(5 * minute);
-  await expect.poll(() => p.fakes.apns.deliveriesTo(deviceToken(3)).length, { timeout: 10_000 }).toBe(1);
+  await expect.poll(() => p.fakes.apns.deliveriesTo(deviceToken(3)).length, { timeout: 10_000, message: 'deliveries to device 3' }).toBe(1);
   expect(await p.settled(res.body.objectId)).toMatchObject({ successes: 1 });
 });
 

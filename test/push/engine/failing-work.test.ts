@@ -43,7 +43,7 @@ describe('failing push work', () => {
     failures = [new ServiceUnavailableError('Cassandra'), new ServiceUnavailableError('Cassandra')];
     const sent = await h.request('POST', '/1.1/push', { master: true, body: { data: { alert: 'after an outage' } } });
     await fakes.apns.waitForDeliveries(6, 20_000);
-    await expect.poll(async () => (await record(sent.body.objectId)).status, { timeout: 20_000 }).toBe('done');
+    await expect.poll(async () => (await record(sent.body.objectId)).status, { timeout: 20_000, message: 'status of the push record' }).toBe('done');
     expect(await record(sent.body.objectId)).toMatchObject({ devices: 6, successes: 6 });
     expect(failures).toHaveLength(0);
   });
@@ -53,10 +53,12 @@ describe('failing push work', () => {
     failures = [new Error('page of installations could not be read')];
     reads = 0;
     const sent = await h.request('POST', '/1.1/push', { master: true, body: { data: { alert: 'doomed' } } });
-    await expect.poll(async () => (await record(sent.body.objectId)).status, { timeout: 20_000 }).toBe('Error');
+    await expect.poll(async () => (await record(sent.body.objectId)).status, { timeout: 20_000, message: 'status of the push record' }).toBe('Error');
     expect((await record(sent.body.objectId)).errorMessage).toBe('Sending failed: page of installations could not be read');
     // Each shard's one slice read its page once: the failed one was not tried again.
-    await expect.poll(async () => (await h.herald.runtime.metrics.text()).includes('herald_push_tasks_in_flight 0'), { timeout: 20_000 }).toBe(true);
+    await expect
+      .poll(async () => (await h.herald.runtime.metrics.text()).includes('herald_push_tasks_in_flight 0'), { timeout: 20_000, message: 'no task slice in flight' })
+      .toBe(true);
     expect(failures).toHaveLength(0);
     expect(reads).toBe(2);
   });

@@ -29,7 +29,9 @@ it('delivers a channel push to iOS and Android devices and counts it', async () 
   expect(sent.status).toBe(201);
   await fakes.apns.waitForDeliveries(15, 10_000);
   await fakes.fcm.waitForDeliveries(10, 10_000);
-  await expect.poll(async () => (await h.request('GET', `/1.1/tables/Notifications/${sent.body.objectId}`)).body.status, { timeout: 10_000 }).toBe('done');
+  await expect
+    .poll(async () => (await h.request('GET', `/1.1/tables/Notifications/${sent.body.objectId}`)).body.status, { timeout: 10_000, message: 'status of the push record' })
+    .toBe('done');
   const record = await h.request('GET', `/1.1/tables/Notifications/${sent.body.objectId}`);
   expect(record.body).toMatchObject({ devices: 25, successes: 25, errors: 0, iosSuccesses: 15, androidSuccesses: 10 });
 });

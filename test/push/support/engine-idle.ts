@@ -22,7 +22,7 @@ export async function waitForIdleEngine(h: TestHerald, timeoutMs = 15_000): Prom
         const lags = await Promise.all([bus.lag(`${prefix}herald-fanout`, topics.requests), bus.lag(`${prefix}herald-sender`, topics.tasks)]);
         return { lag: lags[0] + lags[1], inFlight: await metricValue(h, 'herald_push_tasks_in_flight') };
       },
-      { timeout: timeoutMs, interval: 50 },
+      { timeout: timeoutMs, interval: 50, message: 'the engine to be idle (no lag on either topic, no slice in flight)' },
     )
     .toEqual({ lag: 0, inFlight: 0 });
 }

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { expect } from 'vitest';
 import type { RawConfig } from '../../../src/config/schema.ts';
 import type { StoredObject } from '../../../src/core/ports/object-store.ts';
+import { eventually } from '../../support/eventually.ts';
 import { deviceToken } from '../../support/gateways/gateway-fixtures.ts';
 import { ManualClock } from '../../support/manual-clock.ts';
 import { startPushGatewayFakes, type PushGatewayFakes } from '../../support/push-gateways.ts';
@@ -95,10 +96,11 @@ export async function startPushHerald(options: PushHeraldOptions = {}): Promise<
     sendToDevices: (body, requestOptions = {}) => h.request('POST', '/1.1/push/devices', { master: true, ...requestOptions, body }),
     record,
     settled: (objectId, timeoutMs = 15_000) =>
-      readUntil(
+      eventually(
+        `push ${objectId} to be done`,
         () => record(objectId),
         (read) => read?.status === 'done' || read?.status === 'Error',
-        { timeoutMs, what: `push ${objectId} to be done` },
+        { timeoutMs },
       ) as Promise<Json>,
     recordCount: async () => {
       const res = await h.request('GET', '/1.1/notifications?count=1&limit=0', { master: true });
@@ -125,20 +127,6 @@ export async function startPushHerald(options: PushHeraldOptions = {}): Promise<
       await fakes.close();
     },
   };
-}
-
-/**
- * Reads until `done` holds and answers that reading; fails after `timeoutMs`
- * with the last one. Unlike `expect.poll` it also works in hooks.
- */
-export async function readUntil<T>(read: () => Promise<T>, done: (value: T) => boolean, options: { timeoutMs?: number; what: string }): Promise<T> {
-  const deadline = performance.now() + (options.timeoutMs ?? 15_000);
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (performance.now() > deadline) throw new Error(`waited for ${options.what}; last read ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
 }
 
 /** An iOS installation document for `seed`, saved at `savedAt` (ms), with device token `n`. */

@@ -1,4 +1,5 @@
 import type { ScheduledPushStore } from '../../../src/core/ports/scheduled-push-store.ts';
+import { withDeadline } from '../../support/with-deadline.ts';
 
 /**
  * Counts the scheduler's looks for due pushes (`scheduled.due`), so that a
@@ -23,15 +24,11 @@ export function watchSchedulerRounds(scheduled: ScheduledPushStore): { completed
      */
     completed(timeoutMs = 10_000) {
       const target = started + 2;
-      return new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`waited ${timeoutMs} ms for a scheduler round`)), timeoutMs);
-        waiters.push({
-          target,
-          resolve: () => {
-            clearTimeout(timer);
-            resolve();
-          },
-        });
+      const { promise, resolve } = Promise.withResolvers<void>();
+      const waiter = { target, resolve };
+      waiters.push(waiter);
+      return withDeadline(promise, 'a whole scheduler round', { timeoutMs, seen: () => `${started} looks for due pushes, ${target} wanted` }).finally(() => {
+        waiters = waiters.filter((other) => other !== waiter);
       });
     },
     restore() {

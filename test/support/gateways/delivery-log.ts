@@ -1,3 +1,5 @@
+import { withDeadline } from '../with-deadline.ts';
+
 /** What a fake remembers about each request: full records, or only counts per token. */
 export type RecordMode = 'full' | 'count';
 
@@ -113,21 +115,12 @@ export class DeliveryLog<R extends { token: string; status: number | 'stalled' }
 
   #wait(target: Omit<Waiter, 'resolve'>, timeoutMs: number): Promise<void> {
     if (this.#reached(target)) return Promise.resolve();
-    return new Promise((resolve, reject) => {
-      // A guard against a hang with a useful message, not a sleep: the wait ends on the event.
-      const timer = setTimeout(() => {
-        this.#waiters = this.#waiters.filter((waiter) => waiter !== entry);
-        const seen = target.of === 'deliveries' ? this.#deliveryCount : this.#requestCount;
-        reject(new Error(`waited ${timeoutMs} ms for ${target.count} ${target.of}; saw ${seen}`));
-      }, timeoutMs);
-      const entry: Waiter = {
-        ...target,
-        resolve: () => {
-          clearTimeout(timer);
-          resolve();
-        },
-      };
-      this.#waiters.push(entry);
+    const { promise, resolve } = Promise.withResolvers<void>();
+    const entry: Waiter = { ...target, resolve };
+    this.#waiters.push(entry);
+    const seen = (): string => String(target.of === 'deliveries' ? this.#deliveryCount : this.#requestCount);
+    return withDeadline(promise, `${target.count} ${target.of}`, { timeoutMs, seen }).finally(() => {
+      this.#waiters = this.#waiters.filter((waiter) => waiter !== entry);
     });
   }
 
