@@ -235,8 +235,9 @@ describe('account pages in a browser', () => {
 
 describe('page renderers', () => {
   it('refuse a form action that is not a path or an http(s) URL', () => {
-    expect(() => renderResetForm({ appName: 'Demo', username: 'ada', actionUrl: 'javascript:alert(1)' })).toThrow(TypeError);
-    expect(() => renderResetForm({ appName: 'Demo', username: 'ada', actionUrl: '//evil.example/steal' })).toThrow(TypeError);
+    const refusal = new TypeError('actionUrl must be a path or an absolute http(s) URL');
+    expect(() => renderResetForm({ appName: 'Demo', username: 'ada', actionUrl: 'javascript:alert(1)' })).toThrow(refusal);
+    expect(() => renderResetForm({ appName: 'Demo', username: 'ada', actionUrl: '//evil.example/steal' })).toThrow(refusal);
     expect(renderResetForm({ appName: 'Demo', username: 'ada', actionUrl: 'https://herald.example.test/1.1/resetPassword/t' })).toContain(
       'action="https://herald.example.test/1.1/resetPassword/t"',
     );

@@ -37,6 +37,8 @@ describe('LabelledHistogram', () => {
   });
 
   it('refuses buckets that do not increase', () => {
-    expect(() => new LabelledHistogram({ name: 'z', help: 'h', label: 'l', values: ['a'], buckets: [1, 1], registers: [] })).toThrow(RangeError);
+    expect(() => new LabelledHistogram({ name: 'z', help: 'h', label: 'l', values: ['a'], buckets: [1, 1], registers: [] })).toThrow(
+      new RangeError('z: buckets must be finite and increasing'),
+    );
   });
 });

@@ -7,6 +7,7 @@ import { createMailer } from '../../src/mail/create-mailer.ts';
 import { OutboxMailer } from '../../src/mail/outbox-mailer.ts';
 import { SmtpMailer } from '../../src/mail/smtp-mailer.ts';
 import { memoryLogger } from '../support/memory-logger.ts';
+import { startSmtpSink } from '../support/smtp-sink.ts';
 
 describe('createMailer', () => {
   const base = { id: 'demo', key: 'app-key-123', masterKey: 'master-key-123' };
@@ -24,10 +25,17 @@ describe('createMailer', () => {
     }
   });
 
-  it('uses SMTP when mail.smtp is configured', async () => {
-    const app = appSchema.parse({ ...base, mail: { smtp: { host: '127.0.0.1', port: 2525 } } });
-    const mailer = createMailer(app, { outboxDir: '/nonexistent', logger: memoryLogger().logger });
-    expect(mailer).toBeInstanceOf(SmtpMailer);
-    await mailer.close();
+  it('uses SMTP when mail.smtp is configured, delivering to that server and not to the outbox', async () => {
+    const sink = await startSmtpSink();
+    try {
+      const app = appSchema.parse({ ...base, mail: { smtp: { host: '127.0.0.1', port: sink.port } } });
+      const mailer = createMailer(app, { outboxDir: '/nonexistent', logger: memoryLogger().logger });
+      expect(mailer).toBeInstanceOf(SmtpMailer);
+      await mailer.send({ to: 'ada@example.test', subject: 'Sent over SMTP', text: 't', html: '<p>h</p>' });
+      expect((await sink.waitForMessage({ to: 'ada@example.test' })).subject).toBe('Sent over SMTP');
+      await mailer.close();
+    } finally {
+      await sink.close();
+    }
   });
 });

@@ -25,6 +25,7 @@ describe('OutboxMailer', () => {
     const outbox = join(dir, 'mail', 'demo');
     const mailer = new OutboxMailer({ dir: outbox, from: 'Demo <no-reply@example.test>', logger: memoryLogger().logger });
 
+    const sentAt = Date.now();
     await mailer.send({ to: 'ada@example.test', subject: 'Verify your email address', text: `Open ${verifyLink}.`, html: `<p><a href="${verifyLink}">Verify</a></p>` });
 
     const files = await readdir(outbox);
@@ -37,7 +38,9 @@ describe('OutboxMailer', () => {
     expect(mail.text?.trim()).toBe(`Open ${verifyLink}.`);
     expect(mail.html).toBe(`<p><a href="${verifyLink}">Verify</a></p>`);
     expect(mail.messageId).toMatch(/^<.+@.+>$/);
-    expect(mail.date).toBeInstanceOf(Date);
+    // The Date header is the time of sending (to the second the header carries).
+    expect(mail.date?.getTime()).toBeGreaterThanOrEqual(Math.floor(sentAt / 1000) * 1000);
+    expect(mail.date?.getTime()).toBeLessThanOrEqual(Date.now());
   });
 
   it('logs recipient, subject and every link of the text body at info', async () => {

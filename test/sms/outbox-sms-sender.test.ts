@@ -7,6 +7,7 @@ import { createSmsSender } from '../../src/sms/create-sms-sender.ts';
 import { OutboxSmsSender } from '../../src/sms/outbox-sms-sender.ts';
 import { WebhookSmsSender } from '../../src/sms/webhook-sms-sender.ts';
 import { memoryLogger } from '../support/memory-logger.ts';
+import { startSmsWebhook } from '../support/sms-webhook.ts';
 
 describe('OutboxSmsSender', () => {
   let dir: string;
@@ -56,8 +57,17 @@ describe('createSmsSender', () => {
     }
   });
 
-  it('uses the webhook when sms.webhookUrl is configured', () => {
-    const app = appSchema.parse({ ...base, sms: { webhookUrl: 'https://sms.example.test/send', webhookToken: 't' } });
-    expect(createSmsSender(app, { outboxDir: '/nonexistent', logger: memoryLogger().logger })).toBeInstanceOf(WebhookSmsSender);
+  it('uses the webhook when sms.webhookUrl is configured, posting to it with its token and not to the outbox', async () => {
+    const webhook = await startSmsWebhook();
+    try {
+      const app = appSchema.parse({ ...base, sms: { webhookUrl: webhook.url, webhookToken: 'sms-token-42' } });
+      const sender = createSmsSender(app, { outboxDir: '/nonexistent', logger: memoryLogger().logger });
+      expect(sender).toBeInstanceOf(WebhookSmsSender);
+      const arrived = webhook.next('+4915100000003');
+      await sender.send({ to: '+4915100000003', code: '654321', text: 'code 654321' });
+      expect(await arrived).toEqual({ to: '+4915100000003', code: '654321', text: 'code 654321', authorization: 'Bearer sms-token-42' });
+    } finally {
+      await webhook.close();
+    }
   });
 });

@@ -34,7 +34,7 @@ describe('verificationEmail', () => {
   });
 
   it('refuses a link that is not http(s)', () => {
-    expect(() => verificationEmail({ appName: 'Demo', email: 'a@b.c', link: 'javascript:alert(1)' })).toThrow(TypeError);
+    expect(() => verificationEmail({ appName: 'Demo', email: 'a@b.c', link: 'javascript:alert(1)' })).toThrow(new TypeError('link must be an absolute http(s) URL'));
   });
 });
 

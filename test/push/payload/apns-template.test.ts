@@ -120,7 +120,7 @@ describe('badge Increment', () => {
   });
 
   it.each([-1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, 2 ** 53])('refuses badge %d', (badge) => {
-    expect(() => built.withBadge(badge)).toThrow(RangeError);
+    expect(() => built.withBadge(badge)).toThrow(new RangeError(`badge must be a non-negative integer, got ${badge}`));
   });
 
   it.each<[unknown, number]>([
