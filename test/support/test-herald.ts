@@ -59,6 +59,7 @@ export interface TestHeraldOptions {
   dataDir?: string;
   /** The app to serve, e.g. one another node already serves; default a new one with random keys. */
   app?: RawApp & TestApp;
+  /** `memory` runs the embedded default whole (SQLite, in-process bus) in either project; default Redis in the distributed run. */
   coordination?: TestCoordination;
   /** Serve metrics and health on their own port (0: any free one). */
   internalPort?: number;
@@ -103,9 +104,11 @@ export async function startTestHerald(options: TestHeraldOptions = {}): Promise<
     options.app ?? testApp({ name: 'Test App', settings: options.settings ?? {}, mail: options.mail ?? {}, sms: options.sms ?? {}, push: options.push ?? {} });
   const distributed = testBackends() === 'distributed';
   const coordination = options.coordination ?? (distributed ? redisCoordination() : 'memory');
+  // In-memory coordination means the embedded default whole: beside Cassandra or Kafka a node refuses it.
+  const shared = distributed && coordination !== 'memory';
   const shards = options.engine?.installationShards ?? 64;
-  const store = options.store ?? (distributed ? sharedCassandraStore(shards) : undefined);
-  const bus = distributed ? privateKafkaBus() : undefined;
+  const store = options.store ?? (shared ? sharedCassandraStore(shards) : undefined);
+  const bus = shared ? privateKafkaBus() : undefined;
   const config = compileConfig({
     role: options.role ?? 'all',
     port: 0,
