@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dropKeyspace, testKeyspace } from '../store/cassandra-test-keyspace.ts';
+import { eventually } from '../support/eventually.ts';
 import { runHeraldCommand, startHeraldProcess, type HeraldProcess } from '../support/herald-process.ts';
 import { clusterEnv } from './cluster-env.ts';
 
@@ -15,15 +16,6 @@ interface Readyz {
 async function readyz(node: HeraldProcess): Promise<{ status: number; body: Readyz }> {
   const response = await fetch(`http://127.0.0.1:${node.internalPort}/readyz`);
   return { status: response.status, body: (await response.json()) as Readyz };
-}
-
-/** Polls until `probe` answers true; fails naming `what` after `ms`. */
-async function until(probe: () => Promise<boolean>, what: string, ms = 60_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await probe())) {
-    if (Date.now() > deadline) throw new Error(`${what} did not happen within ${ms} ms`);
-    await delay(200);
-  }
 }
 
 describe('roles in processes of their own', () => {
@@ -62,10 +54,10 @@ describe('roles in processes of their own', () => {
 
   it('lets exactly one scheduler lead, and hands the lease over when the leader stops', async () => {
     const first = await start('scheduler');
-    await until(async () => (await readyz(first)).body.roles.scheduler?.detail?.leading === true, 'the first scheduler leading');
+    await eventually('the first scheduler leading', async () => (await readyz(first)).body.roles.scheduler?.detail?.leading, (leading) => leading === true, { timeoutMs: 60_000 });
     const second = await start('scheduler');
-    await until(async () => (await readyz(second)).status === 200, 'the second scheduler ready');
-    // Several rounds of the second one: it never leads while the first holds the lease.
+    await eventually('the second scheduler ready', async () => (await readyz(second)).status, (status) => status === 200, { timeoutMs: 60_000 });
+    // Sampled over several of its rounds (one a second): the second never leads while the first holds the lease.
     for (let round = 0; round < 5; round += 1) {
       expect((await readyz(second)).body.roles.scheduler?.detail).toEqual({ leading: false });
       expect((await readyz(first)).body.roles.scheduler?.detail).toEqual({ leading: true });
@@ -74,7 +66,7 @@ describe('roles in processes of their own', () => {
     expect(await first.stop()).toBe(0);
     started.splice(started.indexOf(first), 1);
     // The stopping leader releases its lease: the other takes it within a few rounds, not a lease TTL.
-    await until(async () => (await readyz(second)).body.roles.scheduler?.detail?.leading === true, 'the second scheduler taking the lease over', 10_000);
+    await eventually('the second scheduler taking the lease over', async () => (await readyz(second)).body.roles.scheduler?.detail?.leading, (leading) => leading === true, { timeoutMs: 10_000 });
   }, 120_000);
 });
 

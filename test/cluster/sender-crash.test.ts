@@ -92,7 +92,7 @@ describe('a sender crashing mid-push', () => {
     victim.kill();
     const deliveredBeforeKill = fakes.apns.log.deliveryCount;
 
-    await expect.poll(() => fakes.apns.log.distinctTokens, { timeout: 120_000, interval: 250 }).toBe(devices);
+    await expect.poll(() => fakes.apns.log.distinctTokens, { timeout: 120_000, interval: 250, message: 'every device reached after the crashed sender\'s partitions moved' }).toBe(devices);
     expect(deliveredBeforeKill).toBeGreaterThanOrEqual(300);
     expect(deliveredBeforeKill).toBeLessThan(devices);
     expect(fakes.apns.log.duplicates).toBeLessThanOrEqual(sliceSize * senderConcurrency);
