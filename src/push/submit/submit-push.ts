@@ -9,6 +9,7 @@ import { encodeMessage } from '../push-messages.ts';
 import { newPushRecord } from '../records/push-record.ts';
 import { readDevicePush, readQueryPush, type PushRequest } from '../requests/push-request.ts';
 import { claimReqId, type PushAnswer } from './req-id-claim.ts';
+import { resumeFirstPush } from './resume-first-push.ts';
 import { newScheduledId, scheduledEntry } from './scheduled-entry.ts';
 
 /** SPEC.md, Limits: the body of `POST /1.1/push` is at most 4096 bytes of serialised JSON. */
@@ -54,7 +55,10 @@ export async function submitPush(deps: PushDeps, caller: Caller, submission: Pus
   const answer: PushAnswer = { objectId: newObjectId(), createdAt: isoTime(now) };
 
   const claim = request.reqId === null ? null : await claimReqId(deps.coord, app.id, request.reqId, answer);
-  if (claim !== null && !claim.won) return { answer: claim.first, repeated: true };
+  if (claim !== null && !claim.won) {
+    await resumeFirstPush(deps, app.id, claim.first.objectId);
+    return { answer: claim.first, repeated: true };
+  }
   try {
     await accept(deps, app.id, request, answer, now);
   } catch (error) {

@@ -1,0 +1,98 @@
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { OutgoingMessage } from '../../../src/core/ports/bus.ts';
+import type { ScheduledPush } from '../../../src/core/ports/scheduled-push-store.ts';
+import { deviceToken } from '../../support/gateways/gateway-fixtures.ts';
+import { eventually } from '../../support/eventually.ts';
+import { startPushHerald, uniqueName, type PushHerald } from '../support/push-herald.ts';
+
+/**
+ * A node that dies after writing a push's record and claiming its req_id,
+ * but before publishing it (or adding its scheduled entry), leaves a push
+ * nobody would send: the client gets no answer, sends again with the same
+ * req_id, and is answered with the first push. The resend now puts that
+ * push on its way. Found by the cluster fault test (an API node SIGKILLed
+ * with pushes in flight).
+ *
+ * The death is played by a publish (or an entry write) that never returns
+ * while the resend is made; it is let go afterwards without doing anything.
+ */
+let p: PushHerald;
+/** Resolves the held call, as if the dead node's work simply stopped. */
+let letGo: (() => void) | undefined;
+
+beforeAll(async () => {
+  p = await startPushHerald();
+});
+afterAll(async () => {
+  letGo?.();
+  await p?.close();
+});
+
+/** Makes the next call of `hold` that `matches` hang until `letGo`, doing nothing; answers when it was made. */
+function holdNext<A extends unknown[]>(target: { fn: (...args: A) => Promise<void> }, matches: (...args: A) => boolean): Promise<void> {
+  const original = target.fn;
+  return new Promise((held) => {
+    target.fn = (...args: A) => {
+      if (!matches(...args)) return original(...args);
+      target.fn = original;
+      held();
+      return new Promise<void>((resolve) => (letGo = resolve));
+    };
+  });
+}
+
+it('publishes the first push when a resend of its req_id finds it written but never published', async () => {
+  await p.saveInstallation({ deviceType: 'ios', deviceToken: deviceToken(1), channels: ['resumed'] });
+  const bus = p.h.herald.runtime.bus;
+  const requestsTopic = p.h.herald.runtime.topics.requests;
+  const publish = { fn: bus.publish.bind(bus) };
+  bus.publish = (topic: string, messages: readonly OutgoingMessage[]) => publish.fn(topic, messages);
+  const held = holdNext(publish, (topic) => topic === requestsTopic);
+
+  const body = { channels: ['resumed'], data: { alert: 'Sent once after all' }, req_id: uniqueName('r') };
+  const first = p.send(body);
+  await held;
+  const resend = await p.send(body);
+  expect(resend.status, JSON.stringify(resend.body)).toBe(200);
+
+  expect(await p.settled(resend.body.objectId)).toMatchObject({ status: 'done', devices: 1, successes: 1 });
+  expect(p.fakes.apns.deliveriesTo(deviceToken(1))).toHaveLength(1);
+  letGo?.();
+  expect((await first).body).toEqual(resend.body);
+});
+
+it('schedules the first push again when a resend of its req_id finds its record but no entry', async () => {
+  await p.saveInstallation({ deviceType: 'ios', deviceToken: deviceToken(2), channels: ['resumed-later'] });
+  const scheduled = p.h.herald.runtime.store.scheduled;
+  const add = { fn: scheduled.add.bind(scheduled) };
+  scheduled.add = (entry: ScheduledPush) => add.fn(entry);
+  const held = holdNext(add, () => true);
+
+  const pushTime = p.clock.now() + 10 * 60_000;
+  const body = { channels: ['resumed-later'], data: { alert: 'Later, once' }, push_time: new Date(pushTime).toISOString(), req_id: uniqueName('r') };
+  const first = p.send(body);
+  await held;
+  const resend = await p.send(body);
+  expect(resend.status, JSON.stringify(resend.body)).toBe(200);
+  expect(await p.record(resend.body.objectId)).toMatchObject({ status: 'scheduled' });
+  letGo?.();
+  expect((await first).body).toEqual(resend.body);
+
+  p.clock.advance(10 * 60_000 + 1000);
+  expect(await p.settled(resend.body.objectId)).toMatchObject({ status: 'done', devices: 1, successes: 1 });
+  await eventually('the scheduled push delivered', () => p.fakes.apns.deliveriesTo(deviceToken(2)).length, (count) => count > 0);
+  expect(p.fakes.apns.deliveriesTo(deviceToken(2))).toHaveLength(1);
+});
+
+it('sends nothing again when a resend finds the first push already sent', async () => {
+  await p.saveInstallation({ deviceType: 'ios', deviceToken: deviceToken(3), channels: ['resumed-done'] });
+  const body = { channels: ['resumed-done'], data: { alert: 'Once' }, req_id: uniqueName('r') };
+  const first = await p.send(body);
+  expect(first.status).toBe(201);
+  await p.settled(first.body.objectId);
+  const resend = await p.send(body);
+  expect(resend.status).toBe(200);
+  expect(resend.body).toEqual(first.body);
+  expect(await p.settled(resend.body.objectId)).toMatchObject({ status: 'done', devices: 1, successes: 1 });
+  expect(p.fakes.apns.deliveriesTo(deviceToken(3))).toHaveLength(1);
+});
