@@ -29,9 +29,9 @@ interface Sent {
  * as an SDK or a backend would.
  *
  * Pushes go to the node that stays up. A push request cut off on a killed
- * node after its req_id claim and before its record is published is lost
- * today: the client's resend is answered with the first push, which is never
- * sent (or its record stays `in-queue`). That gap is known and reported; this
+ * node between its req_id claim and its record write is lost today: the
+ * client's resend is answered with a push that has no record and is never
+ * sent (docs/push-engine.md, `req_id`). That gap is known and reported; this
  * traffic does not fall into it by chance.
  */
 export class ApiKillTraffic {
