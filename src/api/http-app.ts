@@ -9,6 +9,7 @@ import type { AppRegistry } from './app-registry.ts';
 import { maskLinkTokens } from './mask-link-tokens.ts';
 import { authenticate } from './middleware/authenticate.ts';
 import { errorHandler, notFoundHandler } from './middleware/error-handler.ts';
+import type { OutageLog } from './outage-log.ts';
 import { jsonBody } from './middleware/json-body.ts';
 import { requestMetrics } from './middleware/request-metrics.ts';
 import type { Readiness } from '../runtime/readiness.ts';
@@ -23,6 +24,8 @@ export interface HttpAppDeps {
   push: PushDeps;
   apps: AppRegistry;
   logger: Logger;
+  /** Where refusals for a backend outage are told (shared with the gRPC API). */
+  outages: OutageLog;
   bodyLimitBytes: number;
   health: Readiness;
   metrics: Metrics;
@@ -57,7 +60,7 @@ export function createHttpApp(deps: HttpAppDeps): Express {
     pushRoutes(deps.push),
   );
   app.use(notFoundHandler);
-  app.use(errorHandler(deps.logger));
+  app.use(errorHandler(deps.logger, deps.outages));
   return app;
 }
 

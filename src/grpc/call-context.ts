@@ -13,7 +13,7 @@ export interface GrpcCallDeps {
   push: PushDeps;
   apps: AppRegistry;
   logger: Logger;
-  /** Logs a backend outage once, not per refused call (shared with nothing else: REST has its own). */
+  /** Logs a backend outage once, not per refused call (the same log as REST's). */
   outages: OutageLog;
 }
 

@@ -4,7 +4,7 @@ import { loadSync } from '@grpc/proto-loader';
 import { ReflectionService } from '@grpc/reflection';
 import { protoPath as healthProtoPath } from 'grpc-health-check';
 import type { AppRegistry } from '../api/app-registry.ts';
-import { OutageLog } from '../api/outage-log.ts';
+import type { OutageLog } from '../api/outage-log.ts';
 import type { Logger } from '../core/logger.ts';
 import type { PushDeps } from '../push/push-deps.ts';
 import type { Readiness } from '../runtime/readiness.ts';
@@ -18,6 +18,8 @@ export interface GrpcServerDeps {
   /** What the health service reports (the process's readiness, as `/readyz`). */
   health: Readiness;
   logger: Logger;
+  /** Where refusals for a backend outage are told (shared with the REST API). */
+  outages: OutageLog;
 }
 
 export interface GrpcServerOptions {
@@ -63,7 +65,7 @@ export class GrpcServer {
     const logger = this.#deps.logger;
     const definition = loadSync([...heraldProtoFiles, 'health/v1/health.proto'], { ...protoLoaderOptions, includeDirs: [...(protoLoaderOptions.includeDirs ?? []), healthProtoRoot] });
     const server = new Server();
-    const calls = { push: this.#deps.push, apps: this.#deps.apps, logger, outages: new OutageLog(logger) };
+    const calls = { push: this.#deps.push, apps: this.#deps.apps, logger, outages: this.#deps.outages };
     server.addService(definition['herald.v1.PushService'] as ServiceDefinition, pushServiceHandlers(calls, { intervalMs: this.#options.watchIntervalMs, closing: this.#closing.signal }));
     this.#health.addToServer(server);
     new ReflectionService(definition).addToServer(server);

@@ -7,7 +7,7 @@ import { submitPush, type PushSubmission } from '../push/submit/submit-push.ts';
 import { unary, type GrpcCallDeps } from './call-context.ts';
 import { metadataText } from './metadata-auth.ts';
 import { pushRecordMessage, scheduledPushMessage } from './push-record-message.ts';
-import { requireObjectId, requireScheduledId } from './request-ids.ts';
+import { requireObjectId, requireScheduledId } from '../push/records/record-ids.ts';
 import { devicePushBody, queryPushBody, type PushRequestMessage } from './push-request-body.ts';
 import { watchPush, type WatchPushOptions } from './watch-push.ts';
 

@@ -1,10 +1,11 @@
 import type { ServerWritableStream } from '@grpc/grpc-js';
+import type { Caller } from '../accounts/account-deps.ts';
 import { ErrorCode, HeraldError } from '../core/errors.ts';
 import { getPushRecord } from '../push/records/notifications.ts';
 import { failure, type GrpcCallDeps } from './call-context.ts';
 import { masterCaller } from './metadata-auth.ts';
 import { pushProgressMessage, type PushProgressMessage } from './push-record-message.ts';
-import { requireObjectId } from './request-ids.ts';
+import { requireObjectId } from '../push/records/record-ids.ts';
 
 export interface WatchPushOptions {
   /** How often a watched record is read from the store. */
@@ -28,27 +29,30 @@ export function watchPush(deps: GrpcCallDeps, options: WatchPushOptions) {
   return (call: ServerWritableStream<Record<string, unknown>, PushProgressMessage>): void => {
     let timer: NodeJS.Timeout | undefined;
     let over = false;
-    const finish = (error?: unknown) => {
-      if (over) return;
+    /** Stops reading; answers false when the watch was already over. */
+    const stop = (): boolean => {
+      if (over) return false;
       over = true;
       clearTimeout(timer);
       options.closing.removeEventListener('abort', onClosing);
+      return true;
+    };
+    const finish = (error?: unknown) => {
+      if (!stop()) return;
       if (error === undefined) call.end();
       else call.emit('error', failure(deps, 'WatchPush', error));
     };
     const onClosing = () => finish(new HeraldError(ErrorCode.unavailable, 'Herald is shutting down; watch the push again.'));
-    call.on('cancelled', () => {
-      over = true;
-      clearTimeout(timer);
-      options.closing.removeEventListener('abort', onClosing);
-    });
+    call.on('cancelled', stop);
     if (options.closing.aborted) return onClosing();
     options.closing.addEventListener('abort', onClosing);
 
     let last = '';
+    let caller: Caller | undefined;
     const read = async () => {
       try {
-        const caller = masterCaller(deps.apps, call.metadata);
+        // Authenticated once; a failure ends the watch at its first read.
+        caller ??= masterCaller(deps.apps, call.metadata);
         const progress = pushProgressMessage(await getPushRecord(deps.push, caller, requireObjectId(call.request.object_id, 'push record')));
         if (over) return;
         const seen = JSON.stringify(progress);

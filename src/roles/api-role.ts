@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createHttpApp } from '../api/http-app.ts';
+import { OutageLog } from '../api/outage-log.ts';
 import type { GrpcServer } from '../grpc/grpc-server.ts';
 import type { Runtime } from '../runtime/create-runtime.ts';
 import { RoleLifecycle } from './role-lifecycle.ts';
@@ -54,11 +55,15 @@ export class ApiRole implements Role {
 
   async #listen(): Promise<void> {
     const { config, logger, accounts, push, apps, metrics } = this.#runtime;
+    const apiLogger = logger.child({ role: 'api' });
+    // One outage log for both transports: an outage is told once, whichever API refused for it.
+    const outages = new OutageLog(apiLogger);
     const app = createHttpApp({
       accounts,
       push,
       apps,
-      logger: logger.child({ role: 'api' }),
+      logger: apiLogger,
+      outages,
       bodyLimitBytes: config.bodyLimitBytes,
       health: this.#runtime.health,
       metrics,
@@ -76,7 +81,7 @@ export class ApiRole implements Role {
     if (config.grpcPort === 'off') return;
     // Loaded only when served: a process without the api role, or with gRPC off, never pays for grpc-js.
     const { GrpcServer } = await import('../grpc/grpc-server.ts');
-    this.#grpc = new GrpcServer({ push, apps, health: this.#runtime.health, logger: logger.child({ role: 'api' }) }, { watchIntervalMs: config.grpcWatchIntervalMs });
+    this.#grpc = new GrpcServer({ push, apps, health: this.#runtime.health, logger: apiLogger, outages }, { watchIntervalMs: config.grpcWatchIntervalMs });
     await this.#grpc.start(config.grpcPort, config.host);
   }
 }

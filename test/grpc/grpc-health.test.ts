@@ -3,6 +3,7 @@ import { Metadata, credentials, loadPackageDefinition, status, type Client, type
 import { loadSync } from '@grpc/proto-loader';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/core/logger.ts';
+import { OutageLog } from '../../src/api/outage-log.ts';
 import { GrpcServer } from '../../src/grpc/grpc-server.ts';
 import { protoLoaderOptions } from '../../src/grpc/proto-files.ts';
 import { Readiness } from '../../src/runtime/readiness.ts';
@@ -34,7 +35,7 @@ function switchableBackend() {
 async function serverOver(backend: ReturnType<typeof switchableBackend>, logger = silentLogger()) {
   const { push, apps } = h.herald.runtime;
   const health = new Readiness([backend.dependency], { clock: new ManualClock(), cacheMs: 0 });
-  const server = new GrpcServer({ push, apps, health, logger }, { healthIntervalMs: 50, closeTimeoutMs: 1000 });
+  const server = new GrpcServer({ push, apps, health, logger, outages: new OutageLog(logger) }, { healthIntervalMs: 50, closeTimeoutMs: 1000 });
   const port = await server.start(0, '127.0.0.1');
   return { server, port };
 }

@@ -2,7 +2,7 @@ import type { NextFunction, Request, Response } from 'express';
 import { ErrorCode, HeraldError, PreconditionFailedError, ServiceUnavailableError } from '../../core/errors.ts';
 import type { Logger } from '../../core/logger.ts';
 import { maskLinkTokens } from '../mask-link-tokens.ts';
-import { OutageLog } from '../outage-log.ts';
+import type { OutageLog } from '../outage-log.ts';
 
 /** Errors from express's own body reading carry a `type` and a `status`. */
 interface BodyReadError {
@@ -15,7 +15,7 @@ interface BodyReadError {
  * and only they are logged as errors. A backend outage is logged once when it
  * starts and once when it ends (OutageLog), not per refused request.
  */
-export function errorHandler(logger: Logger, outages = new OutageLog(logger)) {
+export function errorHandler(logger: Logger, outages: OutageLog) {
   return (error: unknown, req: Request, res: Response, _next: NextFunction): void => {
     const herald = toHeraldError(error);
     if (herald instanceof ServiceUnavailableError) outages.refused(herald);

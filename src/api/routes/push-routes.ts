@@ -1,6 +1,7 @@
 import { Router, type Request, type Response } from 'express';
 import { ErrorCode, fail } from '../../core/errors.ts';
 import type { PushDeps } from '../../push/push-deps.ts';
+import { requireObjectId } from '../../push/records/record-ids.ts';
 import { deleteNotification, getNotification, getPushRecord, listNotifications } from '../../push/records/notifications.ts';
 import { cancelScheduledPush, listScheduledPushes } from '../../push/records/scheduled-messages.ts';
 import { submitPush } from '../../push/submit/submit-push.ts';
@@ -8,12 +9,8 @@ import { parseQuery } from '../../query/parse-query.ts';
 import { callerOf } from '../middleware/authenticate.ts';
 import { Header } from '../resolve-caller.ts';
 
-const idPattern = /^[A-Za-z0-9]{1,64}$/;
-
 function pathId(req: Request, name: string, what: string): string {
-  const id = String(req.params[name]);
-  if (!idPattern.test(id)) fail(ErrorCode.objectNotFound, `No ${what} with this id.`);
-  return id;
+  return requireObjectId(String(req.params[name]), what);
 }
 
 function send(res: Response, body: object, status = 200): void {
