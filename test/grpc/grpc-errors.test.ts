@@ -1,19 +1,18 @@
 import { status } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deviceToken } from '../support/gateways/gateway-fixtures.ts';
-import { startPushHerald, type PushHerald } from '../push/support/push-herald.ts';
-import { PushClient, masterMetadata } from './support/grpc-clients.ts';
+import { type PushHerald } from '../push/support/push-herald.ts';
+import { masterMetadata, type PushClient } from './support/grpc-clients.ts';
+import { startGrpcPushHerald, type GrpcPushHerald } from './support/grpc-push-herald.ts';
 
 let p: PushHerald;
 let client: PushClient;
+let herald: GrpcPushHerald;
 beforeAll(async () => {
-  p = await startPushHerald();
-  client = new PushClient(p.h.grpcPort as number, p.h.app);
+  herald = await startGrpcPushHerald();
+  ({ p, client } = herald);
 });
-afterAll(async () => {
-  client?.close();
-  await p?.close();
-});
+afterAll(() => herald?.close());
 
 /** A REST body as the gRPC request standing for it: `data` as JSON text, and `where` too unless it already is text (REST takes both). */
 function asMessage(body: Record<string, unknown>): Record<string, unknown> {

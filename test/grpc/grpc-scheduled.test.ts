@@ -1,22 +1,23 @@
 import { status } from '@grpc/grpc-js';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { deviceToken } from '../support/gateways/gateway-fixtures.ts';
-import { startPushHerald, uniqueName, type PushHerald } from '../push/support/push-herald.ts';
+import { uniqueName, type PushHerald } from '../push/support/push-herald.ts';
 import { watchSchedulerRounds } from '../push/support/scheduler-rounds.ts';
-import { PushClient } from './support/grpc-clients.ts';
+import type { PushClient } from './support/grpc-clients.ts';
+import { startGrpcPushHerald, type GrpcPushHerald } from './support/grpc-push-herald.ts';
 
 let p: PushHerald;
 let client: PushClient;
+let herald: GrpcPushHerald;
 let rounds: ReturnType<typeof watchSchedulerRounds>;
 beforeAll(async () => {
-  p = await startPushHerald();
+  herald = await startGrpcPushHerald();
+  ({ p, client } = herald);
   rounds = watchSchedulerRounds(p.h.herald.runtime.store.scheduled);
-  client = new PushClient(p.h.grpcPort as number, p.h.app);
 });
 afterAll(async () => {
   rounds?.restore();
-  client?.close();
-  await p?.close();
+  await herald?.close();
 });
 
 const minute = 60_000;

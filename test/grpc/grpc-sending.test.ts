@@ -1,18 +1,17 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { deviceToken } from '../support/gateways/gateway-fixtures.ts';
-import { startPushHerald, uniqueName, type PushHerald } from '../push/support/push-herald.ts';
-import { PushClient, masterMetadata } from './support/grpc-clients.ts';
+import { uniqueName, type PushHerald } from '../push/support/push-herald.ts';
+import { masterMetadata, type PushClient } from './support/grpc-clients.ts';
+import { startGrpcPushHerald, type GrpcPushHerald } from './support/grpc-push-herald.ts';
 
 let p: PushHerald;
 let client: PushClient;
+let herald: GrpcPushHerald;
 beforeAll(async () => {
-  p = await startPushHerald();
-  client = new PushClient(p.h.grpcPort as number, p.h.app);
+  herald = await startGrpcPushHerald();
+  ({ p, client } = herald);
 });
-afterAll(async () => {
-  client?.close();
-  await p?.close();
-});
+afterAll(() => herald?.close());
 
 it('serves on a port of its own, beside the REST port', () => {
   expect(p.h.grpcPort).toEqual(expect.any(Number));

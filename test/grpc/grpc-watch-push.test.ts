@@ -2,19 +2,18 @@ import { status } from '@grpc/grpc-js';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { PushStore } from '../../src/core/ports/push-store.ts';
 import { deviceToken } from '../support/gateways/gateway-fixtures.ts';
-import { startPushHerald, uniqueName, type PushHerald } from '../push/support/push-herald.ts';
-import { PushClient, cancelStream, nextMessage, readStream } from './support/grpc-clients.ts';
+import { uniqueName, type PushHerald } from '../push/support/push-herald.ts';
+import { cancelStream, nextMessage, readStream, type PushClient } from './support/grpc-clients.ts';
+import { startGrpcPushHerald, type GrpcPushHerald } from './support/grpc-push-herald.ts';
 
 let p: PushHerald;
 let client: PushClient;
+let herald: GrpcPushHerald;
 beforeAll(async () => {
-  p = await startPushHerald();
-  client = new PushClient(p.h.grpcPort as number, p.h.app);
+  herald = await startGrpcPushHerald();
+  ({ p, client } = herald);
 });
-afterAll(async () => {
-  client?.close();
-  await p?.close();
-});
+afterAll(() => herald?.close());
 
 const minute = 60_000;
 const at = (ms: number) => new Date(ms).toISOString();
