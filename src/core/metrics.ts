@@ -9,6 +9,9 @@ import type { SenderMetrics } from '../push/sender/sender-metrics.ts';
 /** Reads the consumer lag of each group and topic this process consumes, at scrape time. */
 export type LagReader = () => Promise<{ group: string; topic: string; lag: number }[]>;
 
+/** Reads whether each backend of this process answers (what `/readyz` reports), at scrape time. */
+export type DependencyReader = () => Promise<{ dependency: string; required: boolean; up: boolean }[]>;
+
 /**
  * The one owner of prom-client in a process: a registry with the process
  * metrics and Herald's own, labelled by route, gateway and outcome rather
@@ -24,6 +27,7 @@ export class Metrics {
   readonly sender: SenderMetrics;
   readonly scheduledLatenessSeconds: Histogram;
   readonly #lagReaders: LagReader[] = [];
+  #dependencies: DependencyReader | undefined;
 
   constructor() {
     const registers = [this.registry];
@@ -78,6 +82,29 @@ export class Metrics {
         }
       },
     });
+    // An arrow function: collect() gets the gauge as `this`, and the reader is set after construction.
+    const dependencies = () => this.#dependencies;
+    new Gauge({
+      name: 'herald_dependency_up',
+      help: 'Whether a backend answers the readiness check of this process (1) or not (0), by dependency and whether the process needs it',
+      labelNames: ['dependency', 'required'],
+      registers,
+      async collect() {
+        this.reset();
+        const read = dependencies();
+        if (read === undefined) return;
+        for (const { dependency, required, up } of await read()) this.set({ dependency, required: String(required) }, up ? 1 : 0);
+      },
+    });
+  }
+
+  /**
+   * Reports `herald_dependency_up{dependency,required}` from `read`: 1 while
+   * the backend answers, 0 while it does not. `required` is false for a
+   * backend this process works without (the bus of an api-only node).
+   */
+  watchDependencies(read: DependencyReader): void {
+    this.#dependencies = read;
   }
 
   /** Adds a consumer whose lag the registry reports. */

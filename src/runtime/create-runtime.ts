@@ -112,5 +112,9 @@ export async function createRuntime(config: HeraldConfig, options: RuntimeOption
     ],
     { clock, roles: () => roles.statuses() },
   );
+  // The same bounded, cached checks as /readyz, so a scrape never waits on a backend longer than a probe does.
+  metrics.watchDependencies(async () =>
+    Object.entries((await health.report()).checks).map(([dependency, status]) => ({ dependency, required: status.optional !== true, up: status.status === 'ok' })),
+  );
   return { config, logger, clock, store, coord, bus, topics, apps, accounts, push, metrics, health, roles, close };
 }
