@@ -7,8 +7,12 @@ import { openBus } from './runtime/open-bus.ts';
 import { migrateStore } from './runtime/open-store.ts';
 import { startHerald } from './start-herald.ts';
 
-const usage = `Usage: node src/main.ts [--role <role>[,<role>…]]   run the service; roles: ${roleNames.join(', ')}
-       node src/main.ts migrate                     bring the store's schema to this version, create the bus topics, then exit
+const usage = `Usage: herald [--role <role>[,<role>…]]   run the service; roles: ${roleNames.join(', ')}
+       herald migrate                     bring the store's schema to this version, create the bus topics, then exit
+       herald --help                      print this help
+
+herald is \`npm start --\` in a checkout (npm start -- --role api, npm start -- migrate)
+and the image's entrypoint in a container (docker run herald --role api).
 
 Configuration comes from the file named by HERALD_CONFIG (JSON or YAML) and
 from these environment variables:

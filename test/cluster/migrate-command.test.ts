@@ -58,6 +58,6 @@ describe('node src/main.ts migrate', () => {
   it('refuses an unknown command with the usage and exit code 2', async () => {
     const result = await runHeraldCommand(['migrat'], env);
     expect(result.code).toBe(2);
-    expect(result.output).toContain('node src/main.ts migrate');
+    expect(result.output).toContain('herald migrate');
   });
 });

@@ -20,8 +20,8 @@ describe('the service process', () => {
   it('runs with a young generation of 8 MB semispaces, from npm start and from the container image alike', async () => {
     const flags = heraldNodeFlags();
     expect(flags).toContain('--max-semi-space-size=8');
-    const cmd = /^CMD (\[.*\])$/m.exec(readFileSync(join(import.meta.dirname, '../../Dockerfile'), 'utf8'))?.[1];
-    expect(JSON.parse(cmd ?? '[]')).toEqual(['node', ...flags, 'src/main.ts']);
+    const entrypoint = /^ENTRYPOINT (\[.*\])$/m.exec(readFileSync(join(import.meta.dirname, '../../Dockerfile'), 'utf8'))?.[1];
+    expect(JSON.parse(entrypoint ?? '[]')).toEqual(['tini', '--', 'node', ...flags, 'src/main.ts']);
     const herald = await start({ HERALD_DATA_DIR: mkdtempSync(join(tmpdir(), 'herald-proc-')) });
     const args = readFileSync(`/proc/${herald.child.pid}/cmdline`, 'utf8').split('\0');
     expect(args).toEqual(expect.arrayContaining(flags));
