@@ -5,6 +5,10 @@ import type { GatewayName } from '../push/gateways/delivery.ts';
 import type { GatewayMetrics } from '../push/gateways/gateway-metrics.ts';
 import type { PushApiMetrics } from '../push/push-deps.ts';
 import type { SenderMetrics } from '../push/sender/sender-metrics.ts';
+import type { TalliedOutcome } from '../push/sender/delivery-tally.ts';
+
+const gatewayNames: readonly GatewayName[] = ['apns', 'fcm'];
+const talliedOutcomes: readonly TalliedOutcome[] = ['delivered', 'invalid-token', 'failed', 'not-sent'];
 
 /** Reads the consumer lag of each group and topic this process consumes, at scrape time. */
 export type LagReader = () => Promise<{ group: string; topic: string; lag: number }[]>;
@@ -50,6 +54,8 @@ export class Metrics {
       labelNames: ['gateway', 'outcome'],
       registers,
     });
+    // Every series at zero from the start, so the first deliveries show in rate() and an idle sender reads 0, not nothing.
+    for (const gateway of gatewayNames) for (const outcome of talliedOutcomes) deliveries.inc({ gateway, outcome }, 0);
     const inFlight = new Gauge({ name: 'herald_push_tasks_in_flight', help: 'Task slices being worked on by the senders of this process', registers });
     this.sender = {
       // Called once per slice and outcome (the sender tallies its deliveries), not per delivery.
@@ -143,7 +149,7 @@ function gatewayMetrics(registers: Registry[]): GatewayMetrics {
     name: 'herald_gateway_request_duration_seconds',
     help: 'Time from sending a request to a push gateway to its answer',
     label: 'gateway',
-    values: ['apns', 'fcm'],
+    values: gatewayNames,
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     registers,
   });
