@@ -56,12 +56,19 @@ async function single(expr: string): Promise<number | undefined> {
 }
 
 describe('Prometheus scraping a running Herald', () => {
-  it('sees a push in the delivery metrics', { timeout: 60_000 }, async () => {
+  it('sees the backends up and a push in the delivery metrics', { timeout: 60_000 }, async () => {
     await eventually(`Prometheus to scrape Herald at ${instance}`, () => single(`up{job="herald"}`), (up) => up === 1, {
       timeoutMs: 20_000,
       intervalMs: 200,
       detail: () => `prometheus printed:\n${prometheus.output()}`,
     });
+    // The backends /readyz checks, each up and needed by a process that runs every role.
+    const backends = await evaluate({ source: 'test query', expr: 'herald_dependency_up{job="herald"}' });
+    expect(backends.data?.result.map((one) => `${one.metric.dependency} ${one.metric.required} ${one.value?.[1]}`).sort()).toEqual([
+      'bus true 1',
+      'coordination true 1',
+      'store true 1',
+    ]);
     // Every gateway and outcome is there at zero before the first delivery, so rate() counts the push.
     expect(await single('sum(herald_push_deliveries_total{job="herald"})')).toBe(0);
 
