@@ -6,12 +6,11 @@ import { delimiter, join } from 'node:path';
 export type PrometheusTool = 'prometheus' | 'promtool';
 
 /**
- * Where `name` is on the PATH (or in /usr/bin, where Debian puts it). Throws,
- * saying how to install it, when it is missing: these tests fail rather than
- * skip on a machine without Prometheus.
+ * Where `name` is on the PATH (or in /usr/bin, where Debian puts it), or in
+ * `directories` when given. Throws, saying how to install it, when it is
+ * missing: these tests fail rather than skip on a machine without Prometheus.
  */
-export function prometheusTool(name: PrometheusTool): string {
-  const directories = [...(process.env.PATH ?? '').split(delimiter).filter((directory) => directory !== ''), '/usr/bin'];
+export function prometheusTool(name: PrometheusTool, directories = defaultDirectories()): string {
   for (const directory of directories) {
     const candidate = join(directory, name);
     try {
@@ -22,6 +21,10 @@ export function prometheusTool(name: PrometheusTool): string {
     }
   }
   throw new Error(`${name} is not installed (looked in ${directories.join(', ')}); install Debian's prometheus package: apt-get install -y --no-install-recommends prometheus`);
+}
+
+function defaultDirectories(): string[] {
+  return [...(process.env.PATH ?? '').split(delimiter).filter((directory) => directory !== ''), '/usr/bin'];
 }
 
 /** What a finished tool run printed, stdout and stderr together, and how it exited. */
