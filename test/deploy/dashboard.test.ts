@@ -46,18 +46,18 @@ describe('grafana-dashboard.json', () => {
     expect(() => dashboardExpressions(dashboard, {})).toThrow(/uses \$namespace, which is neither/);
   });
 
-  it('filters every Herald series by namespace, job and instance', () => {
-    for (const { source, expr } of dashboardExpressions(dashboard, { namespace: 'N', job: 'J', instance: 'I' })) {
+  it('filters every series by namespace, job, role and instance', () => {
+    for (const { source, expr } of dashboardExpressions(dashboard, { namespace: 'N', job: 'J', role: 'R', instance: 'I' })) {
       const selectors = [...expr.matchAll(/\b([a-z_:][\w:]*)\{([^}]*)\}/g)];
       expect(selectors.length, `${source} selects series`).toBeGreaterThan(0);
       for (const [, metric, matchers] of selectors) {
-        expect(matchers, `${source}: ${metric}`).toContain('namespace=~"N", job=~"J", instance=~"I"');
+        expect(matchers, `${source}: ${metric}`).toContain('namespace=~"N", job=~"J", role=~"R", instance=~"I"');
       }
     }
   });
 
   it('covers push delivery, gateways, queues, scheduling, the API, logins and the processes', () => {
-    const used = new Set(dashboardExpressions(dashboard, { namespace: '.*', job: '.*', instance: '.*' }).flatMap(({ expr }) => referencedNames(expr).metrics));
+    const used = new Set(dashboardExpressions(dashboard, { namespace: '.*', job: '.*', role: '.*', instance: '.*' }).flatMap(({ expr }) => referencedNames(expr).metrics));
     for (const metric of [
       'herald_push_deliveries_total',
       'herald_pushes_accepted_total',

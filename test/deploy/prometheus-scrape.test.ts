@@ -15,10 +15,11 @@ import { startPrometheus, type PrometheusServer, type QueryAnswer } from './supp
 
 /** Series Prometheus makes itself for every target, not Herald: the only names the files may use that /metrics does not define. */
 const prometheusOwnMetrics = new Set(['up']);
-/** Labels Prometheus puts on every series of a target (`namespace` as Kubernetes discovery does). */
-const targetLabels = new Set(['job', 'instance', 'namespace']);
+/** Labels Prometheus puts on every series of a target: `namespace` as Kubernetes discovery does, `role` as the chart's ServiceMonitor does. */
+const targetLabels = new Set(['job', 'instance', 'namespace', 'role']);
 
 const namespace = 'deploy-test';
+const role = 'all';
 const iosDevices = 3;
 const fcmDevices = 2;
 
@@ -31,9 +32,9 @@ const alertQueries = readAlertRules().map((rule) => ({ source: `alert ${rule.ale
 beforeAll(async () => {
   p = await startPushHerald();
   instance = new URL(p.h.baseUrl).host;
-  prometheus = await startPrometheus({ targets: [{ job: 'herald', address: instance, labels: { namespace } }], ruleFiles: [monitoringFiles.alerts] });
+  prometheus = await startPrometheus({ targets: [{ job: 'herald', address: instance, labels: { namespace, role } }], ruleFiles: [monitoringFiles.alerts] });
   // The values a Grafana user would pick for this deployment; a dot in the instance is a regex wildcard, as in Grafana.
-  dashboardQueries = dashboardExpressions(readDashboard(), { namespace, job: 'herald', instance });
+  dashboardQueries = dashboardExpressions(readDashboard(), { namespace, job: 'herald', role, instance });
 });
 
 afterAll(async () => {
