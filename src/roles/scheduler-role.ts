@@ -73,6 +73,7 @@ export class SchedulerRole implements Role {
       appIds: () => config.apps.map((app) => app.id),
       idleMs: config.push.idleInstallationDays * dayMs,
       retentionMs: config.push.retentionDays * dayMs,
+      sweepIntervalMs: config.push.sweepIntervalMs,
     });
     let nextSweep = 0;
     let failing = false;

@@ -1,6 +1,7 @@
 import type { Clock } from '../core/clock.ts';
 import type { Logger } from '../core/logger.ts';
 import type { Store } from '../core/ports/object-store.ts';
+import { unacceptedGraceMs, UnacceptedPushes } from './unaccepted-pushes.ts';
 
 export interface HousekeepingDeps {
   store: Store;
@@ -11,25 +12,32 @@ export interface HousekeepingDeps {
   idleMs: number;
   /** Push records older than this are removed (SPEC-NOTES.md: 7 days unless configured). */
   retentionMs: number;
+  /** Time between two sweeps. */
+  sweepIntervalMs: number;
 }
 
 const pageSize = 1000;
 
 /**
- * What the scheduler removes on its sweep: installations whose app was not
- * opened for the idle time (a device saved again meanwhile is kept:
- * `deleteIfUnchanged`), and push records past retention (stores that expire
- * them by themselves answer 0). It reads every shard a page at a time, so its
- * memory does not grow with the number of installations.
+ * What the scheduler tidies on its sweep: installations whose app was not
+ * opened for the idle time are removed (a device saved again meanwhile is
+ * kept: `deleteIfUnchanged`), push records left unaccepted by a stopped API
+ * node are settled (UnacceptedPushes), and push records past retention are
+ * removed (stores that expire them by themselves answer 0). It reads every
+ * shard a page at a time, so its memory does not grow with the number of
+ * installations.
  */
 export class Housekeeping {
   readonly #deps: HousekeepingDeps;
+  readonly #unaccepted: UnacceptedPushes;
 
   constructor(deps: HousekeepingDeps) {
     this.#deps = deps;
+    const lookbackMs = Math.min(deps.retentionMs, unacceptedGraceMs + 2 * deps.sweepIntervalMs);
+    this.#unaccepted = new UnacceptedPushes({ ...deps, lookbackMs });
   }
 
-  async sweep(signal: AbortSignal): Promise<{ installations: number; records: number }> {
+  async sweep(signal: AbortSignal): Promise<{ installations: number; records: number; unaccepted: number }> {
     const { store, clock, logger } = this.#deps;
     const cutoff = clock.now() - this.#deps.idleMs;
     let installations = 0;
@@ -47,8 +55,9 @@ export class Housekeeping {
         } while (after !== null && !signal.aborted);
       }
     }
+    const unaccepted = signal.aborted ? 0 : await this.#unaccepted.settle(signal);
     const records = await store.pushes.purgeOlderThan(clock.now() - this.#deps.retentionMs);
     if (installations > 0 || records > 0) logger.info({ installations, records }, 'removed idle installations and old push records');
-    return { installations, records };
+    return { installations, records, unaccepted };
   }
 }

@@ -10,6 +10,8 @@ export const RecordField = {
   expectedTasks: 'expectedTasks',
   status: 'status',
   errorMessage: 'errorMessage',
+  /** False from the record's write until its push is published or scheduled (see submitPush); absent on records of older versions. */
+  accepted: '_accepted',
 } as const;
 
 export interface NewRecord {
@@ -23,7 +25,8 @@ export interface NewRecord {
 /**
  * The `_Notification` record written when a push is accepted
  * (SPEC-NOTES.md, push records): `scheduled` while it waits for its
- * `push_time`, otherwise `in-queue`; the counters are added on read.
+ * `push_time`, otherwise `in-queue`; the counters are added on read. It is
+ * not yet accepted: see submitPush.
  */
 export function newPushRecord(request: PushRequest, record: NewRecord): PushDoc {
   const now = isoTime(record.now);
@@ -40,6 +43,7 @@ export function newPushRecord(request: PushRequest, record: NewRecord): PushDoc 
     push_time: request.pushTime === null ? null : isoTime(request.pushTime),
     expiration_time: request.expiresAt === null ? null : isoTime(request.expiresAt),
     [RecordField.spec]: pushSpecOf(request),
+    [RecordField.accepted]: false,
   };
   if (request.target.kind === 'devices') Object.assign(doc, { device_type: request.target.deviceType, device_ids: request.target.ids });
   if (record.scheduledId !== null) doc[RecordField.scheduledId] = record.scheduledId;

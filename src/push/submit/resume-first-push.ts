@@ -2,6 +2,7 @@ import { DuplicateValueError } from '../../core/errors.ts';
 import type { PushDeps } from '../push-deps.ts';
 import { encodeMessage } from '../push-messages.ts';
 import { RecordField } from '../records/push-record.ts';
+import { markAccepted } from './mark-accepted.ts';
 import { scheduledEntry } from './scheduled-entry.ts';
 
 /**
@@ -15,23 +16,24 @@ import { scheduledEntry } from './scheduled-entry.ts';
  * push published twice (an entry moved twice) is fanned out once, since the
  * fan-out leaves a record that has its tasks alone.
  *
- * Nothing is done for a record that is gone (cancelled since, or not written
- * yet by a first request still at work), fanned out, or failed.
+ * Nothing is done for a record that is gone (cancelled since), accepted,
+ * fanned out, or failed (settled by the sweep, too late for a resend).
  */
-export async function resumeFirstPush(deps: Pick<PushDeps, 'store' | 'bus' | 'topics'>, appId: string, objectId: string): Promise<void> {
+export async function resumeFirstPush(deps: Pick<PushDeps, 'store' | 'bus' | 'topics' | 'logger' | 'clock'>, appId: string, objectId: string): Promise<void> {
   const record = await deps.store.pushes.getRecord(appId, objectId);
-  if (record === null || typeof record[RecordField.expectedTasks] === 'number' || record.status === 'Error') return;
+  if (record === null || record[RecordField.accepted] === true || typeof record[RecordField.expectedTasks] === 'number' || record.status === 'Error') return;
   const scheduledId = record[RecordField.scheduledId];
   if (typeof scheduledId !== 'number') {
     await deps.bus.publish(deps.topics.requests, [{ key: objectId, value: encodeMessage({ appId, pushId: objectId }) }]);
-    return;
+  } else {
+    const dueAt = Date.parse(String(record.push_time));
+    if (Number.isNaN(dueAt)) return;
+    try {
+      await deps.store.scheduled.add(scheduledEntry(appId, scheduledId, record, dueAt));
+    } catch (error) {
+      // The entry is still there: the first request got through.
+      if (!(error instanceof DuplicateValueError)) throw error;
+    }
   }
-  const dueAt = Date.parse(String(record.push_time));
-  if (Number.isNaN(dueAt)) return;
-  try {
-    await deps.store.scheduled.add(scheduledEntry(appId, scheduledId, record, dueAt));
-  } catch (error) {
-    // The entry is still there: the first request got through.
-    if (!(error instanceof DuplicateValueError)) throw error;
-  }
+  await markAccepted(deps, appId, record);
 }

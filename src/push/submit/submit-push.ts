@@ -6,9 +6,10 @@ import { newObjectId } from '../../core/ids.ts';
 import type { PushDoc } from '../../core/ports/push-store.ts';
 import type { PushDeps } from '../push-deps.ts';
 import { encodeMessage } from '../push-messages.ts';
-import { newPushRecord } from '../records/push-record.ts';
-import { readDevicePush, readQueryPush, type PushRequest } from '../requests/push-request.ts';
-import { claimReqId, type PushAnswer } from './req-id-claim.ts';
+import { newPushRecord, RecordField } from '../records/push-record.ts';
+import { readDevicePush, readQueryPush } from '../requests/push-request.ts';
+import { markAccepted } from './mark-accepted.ts';
+import { claimReqId, type PushAnswer, type ReqIdClaim } from './req-id-claim.ts';
 import { resumeFirstPush } from './resume-first-push.ts';
 import { newScheduledId, scheduledEntry } from './scheduled-entry.ts';
 
@@ -36,6 +37,17 @@ export interface SubmitResult {
  * validates, writes the push record, and either publishes the push on
  * `push.requests` or, when its push_time is a minute away or more, schedules
  * it. The API never sends.
+ *
+ * The record is written before the `req_id` is claimed, so a claim always
+ * names a push that exists: a node that dies after claiming leaves a record
+ * the resend puts on its way (resumeFirstPush). A request that loses the
+ * claim removes its own record and answers the first push.
+ *
+ * The record carries `_accepted: false` until the push is published or
+ * scheduled. One left so by a node that died in between (the client got no
+ * 201) is settled as `Error` by the scheduler's sweep (UnacceptedPushes),
+ * not sent: the client may well have sent it again without a `req_id`.
+ *
  * Nothing stays behind when a step fails: the record and the `req_id` claim
  * are removed again, and the caller gets the error (503 while the bus or the
  * store is away).
@@ -53,52 +65,55 @@ export async function submitPush(deps: PushDeps, caller: Caller, submission: Pus
   const context = { now, prodHeader: submission.prodHeader };
   const request = submission.target === 'query' ? readQueryPush(submission.body, context) : readDevicePush(submission.body, context);
   const answer: PushAnswer = { objectId: newObjectId(), createdAt: isoTime(now) };
+  const record = newPushRecord(request, {
+    objectId: answer.objectId,
+    notificationId: request.notificationId ?? newNotificationId(),
+    now,
+    scheduledId: request.pushTime === null ? null : newScheduledId(now),
+  });
+  await deps.store.pushes.insert(app.id, record);
+  const removeRecord = () => deps.store.pushes.delete(app.id, record.objectId).catch(() => false);
 
-  const claim = request.reqId === null ? null : await claimReqId(deps.coord, app.id, request.reqId, answer);
+  let claim: ReqIdClaim | null;
+  try {
+    claim = request.reqId === null ? null : await claimReqId(deps.coord, app.id, request.reqId, answer);
+  } catch (error) {
+    await removeRecord();
+    throw error;
+  }
   if (claim !== null && !claim.won) {
+    await removeRecord();
     await resumeFirstPush(deps, app.id, claim.first.objectId);
     return { answer: claim.first, repeated: true };
   }
   try {
-    await accept(deps, app.id, request, answer, now);
+    await putOnItsWay(deps, app.id, record, request.pushTime);
   } catch (error) {
+    await removeRecord();
     await claim?.release().catch(() => undefined);
     throw error;
   }
+  await markAccepted(deps, app.id, record);
   deps.metrics.accepted(app.id, request.pushTime === null ? 'now' : 'scheduled');
   return { answer, repeated: false };
 }
 
-async function accept(deps: PushDeps, appId: string, request: PushRequest, answer: PushAnswer, now: number): Promise<void> {
-  const notificationId = request.notificationId ?? newNotificationId();
-  if (request.pushTime !== null) {
-    await schedule(deps, appId, request, { objectId: answer.objectId, notificationId, now, dueAt: request.pushTime });
+/** Publishes the push for the fan-out, or adds its scheduled entry (drawing a new id when another push of the app drew the same). */
+async function putOnItsWay(deps: PushDeps, appId: string, record: PushDoc, pushTime: number | null): Promise<void> {
+  if (pushTime === null) {
+    await deps.bus.publish(deps.topics.requests, [{ key: record.objectId, value: encodeMessage({ appId, pushId: record.objectId }) }]);
     return;
   }
-  const record = newPushRecord(request, { objectId: answer.objectId, notificationId, now, scheduledId: null });
-  await deps.store.pushes.insert(appId, record);
-  try {
-    await deps.bus.publish(deps.topics.requests, [{ key: record.objectId, value: encodeMessage({ appId, pushId: record.objectId }) }]);
-  } catch (error) {
-    await deps.store.pushes.delete(appId, record.objectId).catch(() => undefined);
-    throw error;
-  }
-}
-
-async function schedule(deps: PushDeps, appId: string, request: PushRequest, ids: { objectId: string; notificationId: string; now: number; dueAt: number }): Promise<void> {
   for (let attempt = 1; ; attempt += 1) {
-    const scheduledId = newScheduledId(ids.now);
-    const record: PushDoc = newPushRecord(request, { ...ids, scheduledId });
-    if (attempt === 1) await deps.store.pushes.insert(appId, record);
-    else await deps.store.pushes.setFields(appId, record.objectId, { _scheduledId: scheduledId }, record.updatedAt);
     try {
-      await deps.store.scheduled.add(scheduledEntry(appId, scheduledId, record, ids.dueAt));
+      await deps.store.scheduled.add(scheduledEntry(appId, Number(record[RecordField.scheduledId]), record, pushTime));
       return;
     } catch (error) {
       // Two pushes of one app scheduled in the same millisecond drew the same id: draw again.
-      if (error instanceof DuplicateValueError && attempt < 5) continue;
-      await deps.store.pushes.delete(appId, record.objectId).catch(() => undefined);
-      throw error;
+      if (!(error instanceof DuplicateValueError) || attempt >= 5) throw error;
+      const scheduledId = newScheduledId(deps.clock.now());
+      await deps.store.pushes.setFields(appId, record.objectId, { [RecordField.scheduledId]: scheduledId }, String(record.updatedAt));
+      record[RecordField.scheduledId] = scheduledId;
     }
   }
 }

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { OutgoingMessage } from '../../../src/core/ports/bus.ts';
+import type { PushDoc } from '../../../src/core/ports/push-store.ts';
 import type { ScheduledPush } from '../../../src/core/ports/scheduled-push-store.ts';
 import { deviceToken } from '../../support/gateways/gateway-fixtures.ts';
 import { eventually } from '../../support/eventually.ts';
@@ -11,7 +12,9 @@ import { startPushHerald, uniqueName, type PushHerald } from '../support/push-he
  * nobody would send: the client gets no answer, sends again with the same
  * req_id, and is answered with the first push. The resend now puts that
  * push on its way. Found by the cluster fault test (an API node SIGKILLed
- * with pushes in flight).
+ * with pushes in flight). A node that dies before its record is written has
+ * claimed nothing yet (the record comes first), so the resend is sent as a
+ * push of its own rather than answered with one that never existed.
  *
  * The death is played by a publish (or an entry write) that never returns
  * while the resend is made; it is let go afterwards without doing anything.
@@ -82,6 +85,27 @@ it('schedules the first push again when a resend of its req_id finds its record 
   expect(await p.settled(resend.body.objectId)).toMatchObject({ status: 'done', devices: 1, successes: 1 });
   await eventually('the scheduled push delivered', () => p.fakes.apns.deliveriesTo(deviceToken(2)).length, (count) => count > 0);
   expect(p.fakes.apns.deliveriesTo(deviceToken(2))).toHaveLength(1);
+});
+
+it("sends the push once when the first request's node died before its record was written", async () => {
+  await p.saveInstallation({ deviceType: 'ios', deviceToken: deviceToken(4), channels: ['resumed-unwritten'] });
+  const pushes = p.h.herald.runtime.store.pushes;
+  const insert = { fn: pushes.insert.bind(pushes) };
+  pushes.insert = (appId: string, record: PushDoc) => insert.fn(appId, record);
+  const held = holdNext(insert, () => true);
+
+  const body = { channels: ['resumed-unwritten'], data: { alert: 'Here after all' }, req_id: uniqueName('r') };
+  const first = p.send(body);
+  await held;
+  // The first request claimed nothing yet: the resend is a push of its own, and the one that goes out.
+  const resend = await p.send(body);
+  expect(resend.status, JSON.stringify(resend.body)).toBe(201);
+  expect(await p.settled(resend.body.objectId)).toMatchObject({ status: 'done', devices: 1, successes: 1 });
+  expect(p.fakes.apns.deliveriesTo(deviceToken(4))).toHaveLength(1);
+  letGo?.();
+  // Let go only to end the test (the node is dead): it now finds the req_id taken and answers the resend's push.
+  expect((await first).body).toEqual(resend.body);
+  expect(p.fakes.apns.deliveriesTo(deviceToken(4))).toHaveLength(1);
 });
 
 it('sends nothing again when a resend finds the first push already sent', async () => {
