@@ -28,11 +28,10 @@ interface Sent {
  * Unanswered and refused requests can then be sent again to the live node,
  * as an SDK or a backend would.
  *
- * Pushes go to the node that stays up. A push request cut off on a killed
- * node between its req_id claim and its record write is lost today: the
- * client's resend is answered with a push that has no record and is never
- * sent (docs/push-engine.md, `req_id`). That gap is known and reported; this
- * traffic does not fall into it by chance.
+ * Pushes go round robin to the nodes too, each with a req_id: one cut off on
+ * the killed node, anywhere between its record write, its claim and its
+ * publish, is sent again to the live node and must then go out exactly once
+ * (docs/push-engine.md, `req_id`).
  */
 export class ApiKillTraffic {
   /** Devices whose save was accepted at the first try. */
@@ -51,8 +50,9 @@ export class ApiKillTraffic {
     this.#devices = devices;
   }
 
-  /** Saves every device once through `saveClients` (and pushes now and then through `pushClient`); resolves when all were sent. */
-  async run(saveClients: readonly ApiClient[], pushClient: ApiClient): Promise<void> {
+  /** Saves every device once through `saveClients`, and pushes now and then through `pushClients`, each in turn; resolves when all were sent. */
+  async run(saveClients: readonly ApiClient[], pushClients: readonly ApiClient[]): Promise<void> {
+    let pushes = 0;
     const worker = async (): Promise<void> => {
       while (this.#next < this.#devices.length) {
         const index = this.#next++;
@@ -60,6 +60,7 @@ export class ApiKillTraffic {
         await this.#send(client, { kind: 'save', device: this.#devices[index] });
         if (index % pushEvery === pushEvery - 1 && this.#savedIos.length >= pushSize) {
           const marker = `late${index}${randomBytes(2).toString('hex')}`;
+          const pushClient = pushClients[pushes++ % pushClients.length] as ApiClient;
           await this.#send(pushClient, { kind: 'push', push: { marker, reqId: marker, devices: this.#savedIos.slice(-pushSize) } });
         }
       }

@@ -296,10 +296,10 @@ describe('two api, two sender, a fanout and a scheduler process on Cassandra, Re
 
   it('loses nothing when an API node is SIGKILLed with saves in flight and a push under way', async () => {
     const [api1, api2] = [cluster.api('api-1'), cluster.api('api-2')];
-    // New devices on a channel of their own, saved on both nodes while one is killed; pushes to them on the other.
+    // New devices on a channel of their own, saved on both nodes while one is killed, and pushes to them on both.
     const late = makeFleet(2000, deviceCount);
     const traffic = new ApiKillTraffic(late);
-    const running = traffic.run([api1, api2], api1);
+    const running = traffic.run([api1, api2], [api1, api2]);
     await eventually('saves under way on both nodes', () => traffic.saved, (count) => count >= 300, { timeoutMs: 60_000 });
     // A push accepted by the node and being delivered when it dies goes on regardless.
     const news = newMarker('news');
