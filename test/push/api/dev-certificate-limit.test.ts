@@ -16,7 +16,8 @@ beforeAll(async () => {
     ...Array.from({ length: 5 }, (_, n) => androidInstallation(`dl${n}`, now, { channels: [channel] })),
     iosInstallation(2_000_000, now - 91 * dayMs, { channels: [channel] }),
   ]);
-}, 120_000);
+  // Writing 20,000 rows to Cassandra takes about a minute here, and longer while the machine is busy.
+}, 300_000);
 afterAll(async () => {
   await p?.close();
 });
