@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { dashboardExpressions, readExposition, referencedNames, substitute } from './support/prometheus-expressions.ts';
+import { dashboardExpressions, readExposition, referencedNames, substitute, variableExpressions } from './support/prometheus-expressions.ts';
 
 describe('referencedNames', () => {
   it.each([
@@ -51,6 +51,29 @@ describe('dashboardExpressions', () => {
       { source: 'panel "A" target A', expr: 'rate(a_total[1m])' },
       { source: 'panel "B" target B', expr: 'b{job=~"herald"}' },
     ]);
+  });
+});
+
+describe('variableExpressions', () => {
+  it('turns each label_values variable into the count by its label, other variables replaced', () => {
+    const dashboard = {
+      templating: {
+        list: [
+          { name: 'datasource', type: 'datasource', query: 'prometheus' },
+          { name: 'job', type: 'query', query: { query: 'label_values(up{namespace=~"$namespace"}, job)' } },
+          { name: 'role', type: 'query', query: 'label_values(up, role)' },
+        ],
+      },
+    };
+    expect(variableExpressions(dashboard, { namespace: 'push' })).toEqual([
+      { source: 'variable job', variable: 'job', label: 'job', expr: 'count by (job) (up{namespace=~"push"})' },
+      { source: 'variable role', variable: 'role', label: 'role', expr: 'count by (role) (up)' },
+    ]);
+  });
+
+  it('refuses a variable query it cannot read', () => {
+    const dashboard = { templating: { list: [{ name: 'x', type: 'query', query: 'query_result(up)' }] } };
+    expect(() => variableExpressions(dashboard, {})).toThrow('variable x: query_result(up) is not label_values');
   });
 });
 

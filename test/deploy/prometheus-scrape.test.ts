@@ -9,6 +9,7 @@ import {
   readDashboard,
   readExposition,
   referencedNames,
+  variableExpressions,
   type SourcedExpression,
 } from './support/prometheus-expressions.ts';
 import { startPrometheus, type PrometheusServer, type QueryAnswer } from './support/prometheus-server.ts';
@@ -27,6 +28,7 @@ let p: PushHerald;
 let prometheus: PrometheusServer;
 let instance: string;
 let dashboardQueries: SourcedExpression[];
+let variableQueries: ReturnType<typeof variableExpressions>;
 const alertQueries = readAlertRules().map((rule) => ({ source: `alert ${rule.alert}`, expr: rule.expr }));
 
 beforeAll(async () => {
@@ -34,7 +36,9 @@ beforeAll(async () => {
   instance = new URL(p.h.baseUrl).host;
   prometheus = await startPrometheus({ targets: [{ job: 'herald', address: instance, labels: { namespace, role } }], ruleFiles: [monitoringFiles.alerts] });
   // The values a Grafana user would pick for this deployment; a dot in the instance is a regex wildcard, as in Grafana.
-  dashboardQueries = dashboardExpressions(readDashboard(), { namespace, job: 'herald', role, instance });
+  const chosen = { namespace, job: 'herald', role, instance };
+  dashboardQueries = dashboardExpressions(readDashboard(), chosen);
+  variableQueries = variableExpressions(readDashboard(), chosen);
 });
 
 afterAll(async () => {
@@ -106,6 +110,14 @@ describe('Prometheus scraping a running Herald', () => {
     for (const query of dashboardQueries) await evaluate(query);
   });
 
+  it("offers this deployment's namespace, job, role and instance in the dashboard's variables", async () => {
+    const offered: Record<string, string[]> = {};
+    for (const query of variableQueries) {
+      offered[query.variable] = ((await evaluate(query)).data?.result ?? []).map((one) => one.metric[query.label] as string);
+    }
+    expect(offered).toEqual({ namespace: [namespace], job: ['herald'], role: [role], instance: [instance] });
+  });
+
   it('evaluates every alert expression without error, by query and in its own rule evaluation', { timeout: 30_000 }, async () => {
     for (const query of alertQueries) await evaluate(query);
     const rules = await eventually(
@@ -129,7 +141,7 @@ describe('Prometheus scraping a running Herald', () => {
       return [...(exposition.labels.get(name) ?? []), ...(declared.get(name) ?? declared.get(family) ?? []), ...(name.endsWith('_bucket') ? ['le'] : [])];
     };
     const unknown: string[] = [];
-    for (const { source, expr } of [...dashboardQueries, ...alertQueries]) {
+    for (const { source, expr } of [...dashboardQueries, ...variableQueries, ...alertQueries]) {
       const { metrics, labels } = referencedNames(expr);
       for (const metric of metrics) {
         if (!exposition.names.has(metric) && !prometheusOwnMetrics.has(metric)) unknown.push(`${source}: metric ${metric}`);

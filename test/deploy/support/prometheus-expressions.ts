@@ -67,6 +67,25 @@ export function dashboardExpressions(dashboard: Json, values: Record<string, str
   return expressions;
 }
 
+/**
+ * The query of each `label_values(<selector>, <label>)` template variable as
+ * the PromQL Grafana's answer amounts to, `count by (<label>) (<selector>)`,
+ * with the other variables replaced as in `dashboardExpressions`.
+ */
+export function variableExpressions(dashboard: Json, values: Record<string, string>): (SourcedExpression & { variable: string; label: string })[] {
+  const known = { ...grafanaBuiltins, ...values };
+  return (dashboard.templating.list as Json[])
+    .filter((variable) => variable.type === 'query')
+    .map((variable) => {
+      const query = typeof variable.query === 'string' ? variable.query : (variable.query as Json).query;
+      const source = `variable ${variable.name}`;
+      const parts = /^label_values\((.+),\s*(\w+)\)$/.exec(query as string);
+      if (parts === null) throw new Error(`${source}: ${query} is not label_values(<selector>, <label>)`);
+      const [, selector, label] = parts as unknown as [string, string, string];
+      return { source, variable: variable.name as string, label, expr: `count by (${label}) (${substitute(selector, known, source)})` };
+    });
+}
+
 /** Replaces Grafana template variables in `text`; throws, naming `source`, on one not in `values`. */
 export function substitute(text: string, values: Record<string, string>, source: string): string {
   return text.replace(/\$\{(\w+)(?::\w+)?\}|\[\[(\w+)\]\]|\$(\w+)/g, (_match, braced?: string, bracketed?: string, plain?: string) => {
