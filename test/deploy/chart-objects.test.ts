@@ -46,6 +46,23 @@ describe('every object the chart renders', () => {
   });
 });
 
+describe('the schema check', () => {
+  it('refuses an object the Kubernetes API would refuse, naming the field', () => {
+    const deployment = structuredClone(findObject(renderChart(), 'Deployment', 'herald-all')) as KubeObject & {
+      spec: { template: { spec: { containers: { ports: { containerPort: unknown }[] }[] } } };
+    };
+    const port = deployment.spec.template.spec.containers[0]?.ports[0];
+    if (port === undefined) throw new Error('the herald container has no port');
+    port.containerPort = 'http';
+    expect(schemaProblems(deployment)).toEqual([expect.stringContaining('containers/0/ports/0/containerPort must be integer')]);
+  });
+
+  it('refuses a kind it has no schema for rather than passing it unchecked', () => {
+    const unknown: KubeObject = { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w' } };
+    expect(schemaProblems(unknown)).toEqual(['example.com/v1/Widget w: no schema to check it against']);
+  });
+});
+
 describe('the objects each values file gives', () => {
   it('runs the trial as one pod with every role, its store on a claim, behind an Ingress, without a migration Job', () => {
     expect(kinds(renderChart({ values: [ciValues.trial] }))).toEqual([
