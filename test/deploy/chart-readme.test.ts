@@ -1,9 +1,10 @@
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { chartReadmeFile, chartValuesFile, readmeWithTable, valueRows, valuesTable } from '../../scripts/tools/chart-readme.ts';
-import { chartDir } from './support/helm-chart.ts';
+import { chartDir, findObject, lintChart, renderChart, repoRoot } from './support/helm-chart.ts';
 
 describe("the chart README's values table", () => {
   it('is the one values.yaml makes (node scripts/tools/chart-readme.ts rewrites it)', () => {
@@ -39,5 +40,36 @@ describe('values.schema.json', () => {
       if (key === 'config') continue;
       expect(Object.keys(nested).sort(), key).toEqual(expect.arrayContaining(Object.keys(value).sort()));
     }
+  });
+});
+
+describe("the README's Deploy on Kubernetes section", () => {
+  const readme = readFileSync(path.join(repoRoot, 'README.md'), 'utf8');
+  const section = readme.slice(readme.indexOf('## Deploy on Kubernetes'), readme.indexOf('## Configuration'));
+
+  it('gives a values file the chart installs as a Deployment per role with the migration Job', () => {
+    const block = /\n {3}```yaml\n {3}# herald-values\.yaml\n([\s\S]*?)\n {3}```/.exec(section)?.[1];
+    if (block === undefined) throw new Error('the section has no herald-values.yaml block');
+    const dir = mkdtempSync(path.join(tmpdir(), 'herald-readme-values-'));
+    try {
+      const file = path.join(dir, 'herald-values.yaml');
+      writeFileSync(file, block.replace(/^ {3}/gm, ''));
+      expect(lintChart({ values: [file] }).status).toBe(0);
+      const objects = renderChart({ values: [file] });
+      expect(objects.filter((object) => object.kind === 'Deployment').map((object) => object.metadata.name).sort()).toEqual([
+        'herald-api',
+        'herald-fanout',
+        'herald-scheduler',
+        'herald-sender',
+      ]);
+      findObject(objects, 'Job', 'herald-migration');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('starts the trial with values the chart accepts', () => {
+    expect(section).toContain('helm install herald ./charts/herald --set persistence.enabled=true');
+    findObject(renderChart({ set: ['persistence.enabled=true'] }), 'PersistentVolumeClaim', 'herald-data');
   });
 });
