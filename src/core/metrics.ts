@@ -30,6 +30,8 @@ export class Metrics {
   readonly gateways: GatewayMetrics;
   readonly sender: SenderMetrics;
   readonly scheduledLatenessSeconds: Histogram;
+  /** 1 while this process leads the scheduler, else 0 (also in processes without the role), so that "no scheduler leads" is a query, not an absence. */
+  readonly schedulerLeading: Gauge;
   readonly #lagReaders: LagReader[] = [];
   #dependencies: DependencyReader | undefined;
 
@@ -71,6 +73,7 @@ export class Metrics {
       buckets: [0.1, 0.5, 1, 2, 5, 10, 30, 60, 300],
       registers,
     });
+    this.schedulerLeading = new Gauge({ name: 'herald_scheduler_leading', help: 'Whether this process leads the scheduler (1) or not (0)', registers });
     const readers = this.#lagReaders;
     new Gauge({
       name: 'herald_bus_consumer_lag',

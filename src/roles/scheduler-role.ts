@@ -58,6 +58,7 @@ export class SchedulerRole implements Role {
       await this.#sweep?.promise;
       await this.#lease?.release().catch(() => undefined);
       this.#lease = null;
+      this.#runtime.metrics.schedulerLeading.set(0);
     });
   }
 
@@ -104,7 +105,10 @@ export class SchedulerRole implements Role {
     if (this.#lease === null) {
       this.#lease = await coord.acquireLease(name, leaseTtlMs);
       this.#leaseUntil = askedAt + leaseTtlMs;
-      if (this.#lease !== null) logger.info({ role: this.name }, 'this node leads the scheduler');
+      if (this.#lease !== null) {
+        this.#runtime.metrics.schedulerLeading.set(1);
+        logger.info({ role: this.name }, 'this node leads the scheduler');
+      }
       return;
     }
     let extended: boolean;
@@ -121,6 +125,7 @@ export class SchedulerRole implements Role {
 
   #stopLeading(why: string): void {
     this.#lease = null;
+    this.#runtime.metrics.schedulerLeading.set(0);
     this.#sweep?.abort.abort();
     this.#runtime.logger.warn({ role: this.name }, why);
   }

@@ -37,6 +37,7 @@ describe('alerts.yaml', () => {
       'HeraldDependencyNotReady',
       'HeraldGatewayErrorRatioHigh',
       'HeraldGatewaySessionsDown',
+      'HeraldNoSchedulerLeads',
       'HeraldScheduledPushesLate',
     ]);
   });

@@ -41,6 +41,12 @@ describe('the scheduler’s lease', () => {
     await scheduler.start();
   }, 60_000);
 
+  /** What `herald_scheduler_leading` reports, as /metrics shows it. */
+  async function leadingMetric(): Promise<string | undefined> {
+    const text = await p.h.herald.runtime.metrics.text();
+    return /^herald_scheduler_leading (\S+)$/m.exec(text)?.[1];
+  }
+
   afterAll(async () => {
     await scheduler?.close();
     rounds?.restore();
@@ -51,6 +57,7 @@ describe('the scheduler’s lease', () => {
     await rounds.completed();
     expect(scheduler.leading).toBe(true);
     expect(scheduler.status()).toEqual({ state: 'running', detail: { leading: true } });
+    expect(await leadingMetric()).toBe('1');
     p.clock.advance(60_000);
     await rounds.completed();
     expect(scheduler.leading).toBe(true);
@@ -66,6 +73,7 @@ describe('the scheduler’s lease', () => {
     await waitForRounds();
     expect(scheduler.leading).toBe(false);
     expect(scheduler.status()).toEqual({ state: 'running', detail: { leading: false } });
+    expect(await leadingMetric()).toBe('0');
   });
 
   it('leads again when it wins the lease back, and stops when an extension finds it lost', async () => {
