@@ -1,5 +1,3 @@
-# syntax=docker/dockerfile:1
-#
 # Herald on Node.js 24 LTS, production dependencies only, as an unprivileged
 # user. Node's type stripping runs the TypeScript sources as they are, so
 # there is no build step; the `node` package a checkout runs on is a
