@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -48,6 +48,7 @@ function snapshot(dir: string): Record<string, string> {
  * only (`--offline`): `npm ci` in the checkout has filled it.
  */
 describe('Herald from a production install', () => {
+  let base: string | undefined;
   let app: string;
   let home: string;
   let temp: string;
@@ -60,11 +61,12 @@ describe('Herald from a production install', () => {
   }
 
   beforeAll(async () => {
-    const base = mkdtempSync(join(tmpdir(), 'herald-prod-'));
-    for (let dir = base; dir !== dirname(dir); dir = dirname(dir)) {
+    const made = mkdtempSync(join(tmpdir(), 'herald-prod-'));
+    base = made;
+    for (let dir = made; dir !== dirname(dir); dir = dirname(dir)) {
       if (existsSync(join(dirname(dir), 'node_modules'))) throw new Error(`${dirname(dir)}/node_modules would let the install resolve packages it does not have`);
     }
-    [app, home, temp, data] = ['app', 'home', 'tmp', 'data'].map((name) => join(base, name)) as [string, string, string, string];
+    [app, home, temp, data] = ['app', 'home', 'tmp', 'data'].map((name) => join(made, name)) as [string, string, string, string];
     for (const dir of [app, home, temp, data]) mkdirSync(dir);
     for (const file of ['package.json', 'package-lock.json']) cpSync(join(root, file), join(app, file));
     const npmCli = process.env.npm_execpath;
@@ -80,6 +82,8 @@ describe('Herald from a production install', () => {
 
   afterAll(() => {
     for (const child of running.splice(0)) child.kill('SIGKILL');
+    // The install is some 50 MB: do not leave one behind per run.
+    if (base !== undefined) rmSync(base, { recursive: true, force: true });
   });
 
   it('holds every package the lockfile needs in production and none it needs only for development', () => {
