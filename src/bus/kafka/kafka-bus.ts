@@ -7,6 +7,7 @@ import { toBusError } from './kafka-errors.ts';
 import { kafkaLogCreator, kafkaLogLevel } from './kafka-log.ts';
 import { KafkaSubscription } from './kafka-subscription.ts';
 import { LazyConnection } from './lazy-connection.ts';
+import { topicMetadata } from './topic-metadata.ts';
 
 /**
  * The production `Bus` on Kafka (kafkajs). The producer and admin client
@@ -59,7 +60,7 @@ export class KafkaBus implements Bus {
           topics: missing.map((spec) => ({ topic: spec.name, numPartitions: spec.partitions, replicationFactor: this.#settings.replicationFactor })),
           waitForLeaders: true,
         }));
-      const metadata = await admin.fetchTopicMetadata({ topics: specs.map((spec) => spec.name) });
+      const metadata = await topicMetadata(admin, specs);
       return specs.map((spec) => {
         const partitions = metadata.topics.find((topic) => topic.name === spec.name)?.partitions.length ?? 0;
         if (partitions !== spec.partitions) {
