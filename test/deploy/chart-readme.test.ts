@@ -7,7 +7,7 @@ import { chartReadmeFile, chartValuesFile, readmeWithTable, valueRows, valuesTab
 import { chartDir, findObject, lintChart, renderChart, repoRoot } from './support/helm-chart.ts';
 
 describe("the chart README's values table", () => {
-  it('is the one values.yaml makes (node scripts/tools/chart-readme.ts rewrites it)', () => {
+  it('is the one values.yaml makes (npm run chart:readme rewrites it)', () => {
     const readme = readFileSync(chartReadmeFile, 'utf8');
     const rows = valueRows(readFileSync(chartValuesFile, 'utf8'));
     expect(readme).toBe(readmeWithTable(readme, valuesTable(rows)));
