@@ -2,6 +2,8 @@ import cors from 'cors';
 import express, { type Express } from 'express';
 import { pinoHttp } from 'pino-http';
 import type { AccountDeps } from '../accounts/account-deps.ts';
+import type { AuthConfig } from '../config/schema.ts';
+import type { Clock } from '../core/clock.ts';
 import type { Logger } from '../core/logger.ts';
 import type { Metrics } from '../core/metrics.ts';
 import type { PushDeps } from '../push/push-deps.ts';
@@ -31,6 +33,9 @@ export interface HttpAppDeps {
   metrics: Metrics;
   /** Serve `/metrics`, `/healthz` and `/readyz` here; false when an internal port serves them. */
   serveOperations: boolean;
+  /** Which header prefixes are read, and the signature window. */
+  auth: AuthConfig;
+  clock: Clock;
 }
 
 /** The express application of the api role: `/1.1/*`, the emailed pages, health and metrics. */
@@ -54,7 +59,7 @@ export function createHttpApp(deps: HttpAppDeps): Express {
     '/1.1',
     cors({ maxAge: 86_400, exposedHeaders: ['Location'] }),
     ...jsonBody(deps.bodyLimitBytes),
-    authenticate(deps.apps),
+    authenticate(deps.apps, deps.auth, deps.clock),
     userRoutes(deps.accounts),
     installationRoutes(deps.accounts),
     pushRoutes(deps.push),

@@ -145,6 +145,30 @@ const grpcPortSchema = z
   .default(50051)
   .describe('port of the gRPC API served by the api role; 0 picks a free port, off serves none');
 
+/**
+ * The header prefixes Herald can read: its own `X-SVC-*`, and the `X-LC-*`
+ * that the hosted service's shipped SDKs send (so apps keep working unchanged).
+ */
+export const headerPrefixes = ['X-SVC', 'X-LC'] as const;
+export type HeaderPrefix = (typeof headerPrefixes)[number];
+
+const authSchema = z
+  .object({
+    headerPrefixes: z
+      .array(z.enum(headerPrefixes))
+      .min(1)
+      .default([...headerPrefixes])
+      .describe('header prefixes read for the app id, key, signature, session and prod: X-SVC, and X-LC as the hosted service SDKs send'),
+    signatureWindowSeconds: z
+      .number()
+      .int()
+      .min(1)
+      .max(86_400)
+      .default(900)
+      .describe("how far a signed request's timestamp may be from the server's clock"),
+  })
+  .strict();
+
 export const configSchema = z
   .object({
     role: z
@@ -178,6 +202,7 @@ export const configSchema = z
     coordination: coordinationSchema,
     bus: busSchema,
     push: pushEngineSchema.default(pushEngineSchema.parse({})),
+    auth: authSchema.default(authSchema.parse({})),
     apps: z.array(appSchema).default([]),
   })
   .strict()
@@ -192,6 +217,7 @@ export const configSchema = z
 export type RawConfig = z.input<typeof configSchema>;
 export type AppSettings = z.output<typeof appSettingsSchema>;
 export type AppConfig = z.output<typeof appSchema>;
+export type AuthConfig = z.output<typeof authSchema>;
 export type SmtpConfig = z.output<typeof smtpSchema>;
 
 /** The name people see in mails and pages: the app's name, else its id. */
@@ -219,6 +245,8 @@ export const envVariables = {
   HERALD_PUBLIC_URL: { path: ['publicUrl'], type: 'string', help: 'base URL of links sent in email' },
   HERALD_DATA_DIR: { path: ['dataDir'], type: 'string', help: 'folder of the embedded store, outbox and development keys' },
   HERALD_LOG_LEVEL: { path: ['logLevel'], type: 'string', help: 'pino log level' },
+  HERALD_AUTH_HEADER_PREFIXES: { path: ['auth', 'headerPrefixes'], type: 'list', help: 'header prefixes read, comma-separated: X-SVC, X-LC (default both)' },
+  HERALD_SIGNATURE_WINDOW_SECONDS: { path: ['auth', 'signatureWindowSeconds'], type: 'int', help: "how far a signed request's timestamp may be from the server's clock (default 900)" },
   HERALD_BODY_LIMIT: { path: ['bodyLimitBytes'], type: 'int', help: 'largest accepted request body in bytes' },
   HERALD_STORE: { path: ['store', 'kind'], type: 'string', help: 'sqlite (embedded default) or cassandra' },
   HERALD_SQLITE_SYNC: { path: ['store', 'sqliteSync'], type: 'string', help: 'normal (default) or full: an fsync per SQLite commit, so even a power cut loses none' },

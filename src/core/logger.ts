@@ -20,6 +20,10 @@ const redactPaths = [
   '*.sessionToken',
   'req.headers["x-svc-key"]',
   'req.headers["x-svc-session"]',
+  'req.headers["x-svc-sign"]',
+  'req.headers["x-lc-key"]',
+  'req.headers["x-lc-session"]',
+  'req.headers["x-lc-sign"]',
 ];
 
 export function createLogger(settings: LoggerSettings, destination?: NodeJS.WritableStream): Logger {

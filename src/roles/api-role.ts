@@ -68,6 +68,8 @@ export class ApiRole implements Role {
       health: this.#runtime.health,
       metrics,
       serveOperations: config.internalPort === undefined,
+      auth: config.auth,
+      clock: this.#runtime.clock,
     });
     const server = createServer(app);
     server.keepAliveTimeout = 65_000;

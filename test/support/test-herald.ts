@@ -75,6 +75,8 @@ export interface TestHeraldOptions {
   role?: string;
   /** The gRPC port; default 0 (a free one, never the 50051 of a real deployment); `off` for none. */
   grpcPort?: number | 'off';
+  /** Header prefixes and signature window; default Herald's. */
+  auth?: RawConfig['auth'];
 }
 
 /** Shared coordination on the local Redis under a fresh key prefix, as several nodes of one deployment use it. */
@@ -121,6 +123,7 @@ export async function startTestHerald(options: TestHeraldOptions = {}): Promise<
     ...(store === undefined ? {} : { store }),
     ...(bus === undefined ? {} : { bus }),
     ...(options.engine === undefined ? {} : { push: options.engine }),
+    ...(options.auth === undefined ? {} : { auth: options.auth }),
   });
   const clock = options.clock ?? new ManualClock();
   const herald = await startHerald(

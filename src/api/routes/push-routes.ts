@@ -6,8 +6,7 @@ import { deleteNotification, getNotification, getPushRecord, listNotifications }
 import { cancelScheduledPush, listScheduledPushes } from '../../push/records/scheduled-messages.ts';
 import { submitPush } from '../../push/submit/submit-push.ts';
 import { parseQuery } from '../../query/parse-query.ts';
-import { callerOf } from '../middleware/authenticate.ts';
-import { Header } from '../resolve-caller.ts';
+import { callerOf, prodHeaderOf } from '../middleware/authenticate.ts';
 
 function pathId(req: Request, name: string, what: string): string {
   return requireObjectId(String(req.params[name]), what);
@@ -22,7 +21,7 @@ export function pushRoutes(deps: PushDeps): Router {
   const router = Router();
   const submit = (target: 'query' | 'devices') => async (req: Request, res: Response) => {
     const bodyBytes = typeof res.locals.bodyBytes === 'number' ? res.locals.bodyBytes : 0;
-    const result = await submitPush(deps, callerOf(res), { target, body: req.body, bodyBytes, prodHeader: req.get(Header.prod) });
+    const result = await submitPush(deps, callerOf(res), { target, body: req.body, bodyBytes, prodHeader: prodHeaderOf(res) });
     // SPEC.md: a repeated req_id is answered with the first push, 200 rather than 201 Created.
     send(res, result.answer, result.repeated ? 200 : 201);
   };

@@ -72,6 +72,10 @@ describe('token authentication', () => {
     expect(await environmentOf(4, {}, { 'X-SVC-Prod': '1' })).toEqual({ gateway: 'production', prod: 'prod' });
   });
 
+  it('reads X-LC-Prod, as the hosted service SDKs send it, the same way', async () => {
+    expect(await environmentOf(70, {}, { 'X-LC-Prod': '0' })).toEqual({ gateway: 'development', prod: 'dev' });
+  });
+
   it('lets prod win over the header', async () => {
     expect(await environmentOf(5, { prod: 'prod' }, { 'X-SVC-Prod': '0' })).toEqual({ gateway: 'production', prod: 'prod' });
     expect(await environmentOf(6, { prod: 'dev' }, { 'X-SVC-Prod': '1' })).toEqual({ gateway: 'development', prod: 'dev' });
