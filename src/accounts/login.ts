@@ -1,10 +1,12 @@
+import { isoTime } from '../core/clock.ts';
 import { ErrorCode, HeraldError, fail } from '../core/errors.ts';
+import type { FieldOp, StoredObject } from '../core/ports/object-store.ts';
 import type { AccountDeps, AccountResult, Caller } from './account-deps.ts';
 import { checkEmail, checkMobilePhone, requireObject } from './field-rules.ts';
 import { LoginLock } from './login-lock.ts';
 import { assertMayLogIn } from './login-rules.ts';
 import { applyOwnershipProof } from './ownership-proof.ts';
-import { verifyPassword } from './passwords.ts';
+import { hashPassword, needsRehash, verifyPassword } from './passwords.ts';
 import { consumeSmsCode, readSmsCode, wrongSmsCode } from './sms-codes.ts';
 import { UserField, userClass } from './user-fields.ts';
 import { readPassword } from './user-input.ts';
@@ -34,9 +36,30 @@ export async function login(deps: AccountDeps, caller: Caller, body: unknown): P
     () => (usesSmsCode ? wrongSmsCode() : new HeraldError(ErrorCode.passwordMismatch, 'The username and password do not match.')),
   );
   assertMayLogIn(app, user);
+  if (!usesSmsCode) await upgradeImportedHash(deps, app.id, user, secret);
   // A code proves the number: if it was unverified, its owner takes the account over.
   const current = usesSmsCode ? (await applyOwnershipProof(deps, app.id, user, 'mobilePhoneNumber')).user : user;
   return { status: 200, body: viewUser(current, { self: true, master: caller.master, protectedFields: protectedUserFields(caller.app.config) }) };
+}
+
+/**
+ * Replaces a password hash imported from the hosted service with argon2id
+ * now that the password is known. Only if the hash is still the one checked
+ * (a password changed meanwhile stays); a failure leaves the old hash, which
+ * still works, and is logged.
+ */
+async function upgradeImportedHash(deps: AccountDeps, appId: string, user: StoredObject, password: string): Promise<void> {
+  const stored = user[UserField.hashedPassword];
+  if (!needsRehash(stored)) return;
+  try {
+    const ops: FieldOp[] = [
+      { op: 'expect', path: [UserField.hashedPassword], value: stored },
+      { op: 'set', path: [UserField.hashedPassword], value: await hashPassword(password) },
+    ];
+    await deps.store.update(appId, userClass, user.objectId, ops, { updatedAt: isoTime(deps.clock.now()) });
+  } catch (error) {
+    deps.logger.warn({ err: error, appId, userId: user.objectId }, 'could not replace an imported password hash; it keeps working');
+  }
 }
 
 function readIdentifier(fields: Record<string, unknown>): Identifier {
