@@ -19,16 +19,20 @@ function installationIdOf(req: Request): string {
   return id;
 }
 
+/** Where installations are: `/installations`, and `/classes/_Installation` as the hosted service's SDKs save them (one implementation). */
+const installations = ['/installations', '/classes/_Installation'];
+const installation = ['/installations/:objectId', '/classes/_Installation/:objectId'];
+
 /** The installation endpoints of SPEC.md and SPEC-NOTES.md under /1.1. */
 export function installationRoutes(deps: DeviceDeps): Router {
   const router = Router();
-  router.post('/installations', async (req, res) => sendResult(res, await saveInstallation(deps, callerOf(res), req.body)));
-  router.get('/installations', async (req, res) => sendResult(res, await queryInstallations(deps, callerOf(res), parseQuery(req.query))));
-  router.get('/installations/:objectId', async (req, res) => sendResult(res, await getInstallation(deps, callerOf(res), installationIdOf(req))));
-  router.put('/installations/:objectId', async (req, res) =>
+  router.post(installations, async (req, res) => sendResult(res, await saveInstallation(deps, callerOf(res), req.body)));
+  router.get(installations, async (req, res) => sendResult(res, await queryInstallations(deps, callerOf(res), parseQuery(req.query))));
+  router.get(installation, async (req, res) => sendResult(res, await getInstallation(deps, callerOf(res), installationIdOf(req))));
+  router.put(installation, async (req, res) =>
     sendResult(res, await updateInstallation(deps, callerOf(res), installationIdOf(req), req.body)),
   );
-  router.delete('/installations/:objectId', async (req, res) =>
+  router.delete(installation, async (req, res) =>
     sendResult(res, await deleteInstallation(deps, callerOf(res), installationIdOf(req))),
   );
   return router;

@@ -22,11 +22,15 @@ function userIdOf(req: Request): string {
   return id;
 }
 
+/** Where users are: `/users`, and `/classes/_User` as the hosted service's SDKs fetch, save, delete and query them (one implementation). */
+const users = ['/users', '/classes/_User'];
+const user = ['/users/:objectId', '/classes/_User/:objectId'];
+
 /** The user endpoints of SPEC.md and SPEC-NOTES.md under /1.1. */
 export function userRoutes(deps: AccountDeps): Router {
   const router = Router();
 
-  router.post('/users', async (req, res) => {
+  router.post(users, async (req, res) => {
     const caller = callerOf(res);
     const body: unknown = req.body;
     const viaAuthData = body !== null && typeof body === 'object' && 'authData' in body && !('username' in body);
@@ -40,15 +44,15 @@ export function userRoutes(deps: AccountDeps): Router {
   router.post('/requestEmailVerify', async (req, res) => sendResult(res, await requestEmailVerify(deps, callerOf(res), req.body)));
 
   router.get('/users/me', async (_req, res) => sendResult(res, await currentUser(deps, callerOf(res))));
-  router.get('/users', async (req, res) => sendResult(res, await queryUsers(deps, callerOf(res), parseQuery(req.query))));
-  router.get('/users/:objectId', async (req, res) => sendResult(res, await getUser(deps, callerOf(res), userIdOf(req))));
+  router.get(users, async (req, res) => sendResult(res, await queryUsers(deps, callerOf(res), parseQuery(req.query))));
+  router.get(user, async (req, res) => sendResult(res, await getUser(deps, callerOf(res), userIdOf(req))));
   router.put('/users/:objectId/refreshSessionToken', async (req, res) =>
     sendResult(res, await refreshSessionToken(deps, callerOf(res), userIdOf(req))),
   );
   router.put('/users/:objectId/updatePassword', async (req, res) =>
     sendResult(res, await changePassword(deps, callerOf(res), userIdOf(req), req.body)),
   );
-  router.put('/users/:objectId', async (req, res) => sendResult(res, await updateUserFields(deps, callerOf(res), userIdOf(req), req.body)));
-  router.delete('/users/:objectId', async (req, res) => sendResult(res, await deleteUser(deps, callerOf(res), userIdOf(req))));
+  router.put(user, async (req, res) => sendResult(res, await updateUserFields(deps, callerOf(res), userIdOf(req), req.body)));
+  router.delete(user, async (req, res) => sendResult(res, await deleteUser(deps, callerOf(res), userIdOf(req))));
   return router;
 }
