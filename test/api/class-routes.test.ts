@@ -40,6 +40,11 @@ it('serves a user through /classes/_User as through /users', async () => {
   const deleted = await h.request('DELETE', `/1.1/classes/_User/${objectId}`, { session: sessionToken });
   expect(deleted).toMatchObject({ status: 200, body: {} });
   expect(await h.request('GET', `/1.1/users/${objectId}`, { master: true })).toMatchObject({ status: 400, body: { code: 211 } });
+
+  // Metrics tell the two paths apart, each by its own template.
+  const metrics = await (await fetch(`${h.baseUrl}/metrics`)).text();
+  expect(metrics).toMatch(/herald_http_request_duration_seconds_count\{method="PUT",route="\/1\.1\/classes\/_User\/:objectId",status="200"\} 1\b/);
+  expect(metrics).toMatch(/herald_http_request_duration_seconds_count\{method="GET",route="\/1\.1\/users\/:objectId",status="200"\} [1-9]/);
 });
 
 it('saves, reads, updates and deletes an installation through /classes/_Installation', async () => {

@@ -8,6 +8,7 @@ import { updateInstallation } from '../../devices/installation-updates.ts';
 import { saveInstallation } from '../../devices/save-installation.ts';
 import { parseQuery } from '../../query/parse-query.ts';
 import { callerOf } from '../middleware/authenticate.ts';
+import { routeEach } from './route-aliases.ts';
 import { sendResult } from './send-result.ts';
 
 const objectIdPattern = /^[A-Za-z0-9]{1,64}$/;
@@ -26,13 +27,13 @@ const installation = ['/installations/:objectId', '/classes/_Installation/:objec
 /** The installation endpoints of SPEC.md and SPEC-NOTES.md under /1.1. */
 export function installationRoutes(deps: DeviceDeps): Router {
   const router = Router();
-  router.post(installations, async (req, res) => sendResult(res, await saveInstallation(deps, callerOf(res), req.body)));
-  router.get(installations, async (req, res) => sendResult(res, await queryInstallations(deps, callerOf(res), parseQuery(req.query))));
-  router.get(installation, async (req, res) => sendResult(res, await getInstallation(deps, callerOf(res), installationIdOf(req))));
-  router.put(installation, async (req, res) =>
+  routeEach(router, 'post', installations, async (req, res) => sendResult(res, await saveInstallation(deps, callerOf(res), req.body)));
+  routeEach(router, 'get', installations, async (req, res) => sendResult(res, await queryInstallations(deps, callerOf(res), parseQuery(req.query))));
+  routeEach(router, 'get', installation, async (req, res) => sendResult(res, await getInstallation(deps, callerOf(res), installationIdOf(req))));
+  routeEach(router, 'put', installation, async (req, res) =>
     sendResult(res, await updateInstallation(deps, callerOf(res), installationIdOf(req), req.body)),
   );
-  router.delete(installation, async (req, res) =>
+  routeEach(router, 'delete', installation, async (req, res) =>
     sendResult(res, await deleteInstallation(deps, callerOf(res), installationIdOf(req))),
   );
   return router;

@@ -12,6 +12,7 @@ import { changePassword, deleteUser, refreshSessionToken, updateUserFields } fro
 import { ErrorCode, fail } from '../../core/errors.ts';
 import { parseQuery } from '../../query/parse-query.ts';
 import { callerOf } from '../middleware/authenticate.ts';
+import { routeEach } from './route-aliases.ts';
 import { sendResult } from './send-result.ts';
 
 const objectIdPattern = /^[A-Za-z0-9]{1,64}$/;
@@ -30,7 +31,7 @@ const user = ['/users/:objectId', '/classes/_User/:objectId'];
 export function userRoutes(deps: AccountDeps): Router {
   const router = Router();
 
-  router.post(users, async (req, res) => {
+  routeEach(router, 'post', users, async (req, res) => {
     const caller = callerOf(res);
     const body: unknown = req.body;
     const viaAuthData = body !== null && typeof body === 'object' && 'authData' in body && !('username' in body);
@@ -44,15 +45,15 @@ export function userRoutes(deps: AccountDeps): Router {
   router.post('/requestEmailVerify', async (req, res) => sendResult(res, await requestEmailVerify(deps, callerOf(res), req.body)));
 
   router.get('/users/me', async (_req, res) => sendResult(res, await currentUser(deps, callerOf(res))));
-  router.get(users, async (req, res) => sendResult(res, await queryUsers(deps, callerOf(res), parseQuery(req.query))));
-  router.get(user, async (req, res) => sendResult(res, await getUser(deps, callerOf(res), userIdOf(req))));
+  routeEach(router, 'get', users, async (req, res) => sendResult(res, await queryUsers(deps, callerOf(res), parseQuery(req.query))));
+  routeEach(router, 'get', user, async (req, res) => sendResult(res, await getUser(deps, callerOf(res), userIdOf(req))));
   router.put('/users/:objectId/refreshSessionToken', async (req, res) =>
     sendResult(res, await refreshSessionToken(deps, callerOf(res), userIdOf(req))),
   );
   router.put('/users/:objectId/updatePassword', async (req, res) =>
     sendResult(res, await changePassword(deps, callerOf(res), userIdOf(req), req.body)),
   );
-  router.put(user, async (req, res) => sendResult(res, await updateUserFields(deps, callerOf(res), userIdOf(req), req.body)));
-  router.delete(user, async (req, res) => sendResult(res, await deleteUser(deps, callerOf(res), userIdOf(req))));
+  routeEach(router, 'put', user, async (req, res) => sendResult(res, await updateUserFields(deps, callerOf(res), userIdOf(req), req.body)));
+  routeEach(router, 'delete', user, async (req, res) => sendResult(res, await deleteUser(deps, callerOf(res), userIdOf(req))));
   return router;
 }
