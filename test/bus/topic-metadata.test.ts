@@ -3,7 +3,8 @@ import { expect, it } from 'vitest';
 import { topicMetadata } from '../../src/bus/kafka/topic-metadata.ts';
 
 const specs = [{ name: 'herald-test.push.requests', partitions: 4 }];
-const answer = { topics: [{ name: 'herald-test.push.requests', partitions: [] }] };
+const partitions = (leader: number) => [0, 1, 2, 3].map((partitionId) => ({ partitionId, leader, partitionErrorCode: 0, replicas: [1], isr: [1], offlineReplicas: [] }));
+const answer = { topics: [{ name: 'herald-test.push.requests', partitions: partitions(1) }] };
 /** What kafkajs throws while a new topic has not reached the broker's metadata cache. */
 const unknownTopic = () =>
   new KafkaJSProtocolError(Object.assign(new Error('This server does not host this topic-partition'), { type: 'UNKNOWN_TOPIC_OR_PARTITION', code: 3 }));
@@ -32,6 +33,21 @@ it('gives up with the broker’s answer once its patience has run out', async ()
   await expect(topicMetadata(admin, specs, 300)).rejects.toThrow('does not host this topic-partition');
   expect(admin.calls()).toBeGreaterThan(1);
   expect(admin.calls()).toBeLessThan(10);
+});
+
+it('asks again while the partitions have no leader yet, and answers once they have', async () => {
+  const answers = [{ topics: [{ name: 'herald-test.push.requests', partitions: partitions(-1) }] }, { topics: [] }, answer];
+  let calls = 0;
+  const admin = { fetchTopicMetadata: () => Promise.resolve(answers[Math.min(calls++, answers.length - 1)] as typeof answer) };
+  expect(await topicMetadata(admin, specs)).toEqual(answer);
+  expect(calls).toBe(3);
+});
+
+it('asks again after LEADER_NOT_AVAILABLE too', async () => {
+  const leaderless = new KafkaJSProtocolError(Object.assign(new Error('There is no leader for this topic-partition'), { type: 'LEADER_NOT_AVAILABLE', code: 5 }));
+  const admin = adminFailing([leaderless]);
+  expect(await topicMetadata(admin, specs)).toEqual(answer);
+  expect(admin.calls()).toBe(2);
 });
 
 it('does not ask again after any other failure', async () => {

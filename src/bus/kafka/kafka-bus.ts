@@ -54,11 +54,12 @@ export class KafkaBus implements Bus {
       const existing = new Set(await admin.listTopics());
       const missing = specs.filter((spec) => !existing.has(spec.name));
       // Another node may create the same topics at the same moment; kafkajs answers false then.
+      // Leaders are waited for by topicMetadata: kafkajs's own wait gives up on UNKNOWN_TOPIC_OR_PARTITION.
       const created =
         missing.length > 0 &&
         (await admin.createTopics({
           topics: missing.map((spec) => ({ topic: spec.name, numPartitions: spec.partitions, replicationFactor: this.#settings.replicationFactor })),
-          waitForLeaders: true,
+          waitForLeaders: false,
         }));
       const metadata = await topicMetadata(admin, specs);
       return specs.map((spec) => {
