@@ -9,15 +9,20 @@ export const httpSuites = ['test/api/**/*.test.ts', 'test/push/api/**/*.test.ts'
  * the embedded default; `distributed` runs the HTTP suites again with
  * HERALD_TEST_BACKENDS=distributed (test/support/test-backends.ts).
  */
+/** How the main phase runs its files, shared with `npm run test:unit` (vitest.unit.config.ts). */
+export const runSettings = {
+  reporters: ['default', './test/support/summary-reporter.ts'],
+  testTimeout: 30_000,
+  hookTimeout: 60_000,
+  pool: 'forks' as const,
+  fileParallelism: true,
+  maxWorkers: 2,
+};
+
 export default defineConfig({
   test: {
     globalSetup: ['./test/support/services-global-setup.ts'],
-    reporters: ['default', './test/support/summary-reporter.ts'],
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
-    pool: 'forks',
-    fileParallelism: true,
-    maxWorkers: 2,
+    ...runSettings,
     projects: [
       { test: { name: 'embedded', include: ['test/**/*.test.ts'], exclude: ['test/outage/**', 'node_modules/**'] } },
       { test: { name: 'distributed', include: httpSuites, env: { HERALD_TEST_BACKENDS: 'distributed' } } },

@@ -1,5 +1,5 @@
 import { defineConfig } from 'vitest/config';
-import { httpSuites } from './vitest.config.ts';
+import { httpSuites, runSettings } from './vitest.config.ts';
 
 /**
  * Test files that need the local Cassandra, Kafka or Redis (or start a
@@ -60,11 +60,6 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     exclude: [...serviceTests, ...wholeHeraldTests, ...deployTests, 'node_modules/**'],
     env: noServices,
-    reporters: ['default', './test/support/summary-reporter.ts'],
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
-    pool: 'forks',
-    fileParallelism: true,
-    maxWorkers: 2,
+    ...runSettings,
   },
 });
