@@ -22,7 +22,7 @@ const pageSize = 1000;
  * What the scheduler tidies on its sweep: installations whose app was not
  * opened for the idle time are removed (a device saved again meanwhile is
  * kept: `deleteIfUnchanged`), push records left unaccepted by a stopped API
- * node are settled (UnacceptedPushes), and push records past retention are
+ * node are removed (UnacceptedPushes), and push records past retention are
  * removed (stores that expire them by themselves answer 0). It reads every
  * shard a page at a time, so its memory does not grow with the number of
  * installations.
@@ -55,7 +55,7 @@ export class Housekeeping {
         } while (after !== null && !signal.aborted);
       }
     }
-    const unaccepted = signal.aborted ? 0 : await this.#unaccepted.settle(signal);
+    const unaccepted = signal.aborted ? 0 : await this.#unaccepted.remove(signal);
     const records = await store.pushes.purgeOlderThan(clock.now() - this.#deps.retentionMs);
     if (installations > 0 || records > 0) logger.info({ installations, records }, 'removed idle installations and old push records');
     return { installations, records, unaccepted };

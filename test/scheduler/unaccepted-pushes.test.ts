@@ -6,7 +6,7 @@ import { isoTime } from '../../src/core/clock.ts';
 import { silentLogger } from '../../src/core/logger.ts';
 import type { PushDoc } from '../../src/core/ports/push-store.ts';
 import { scheduledEntry } from '../../src/push/submit/scheduled-entry.ts';
-import { unacceptedGraceMs, unacceptedMessage, UnacceptedPushes } from '../../src/scheduler/unaccepted-pushes.ts';
+import { unacceptedGraceMs, UnacceptedPushes } from '../../src/scheduler/unaccepted-pushes.ts';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 import { ManualClock } from '../support/manual-clock.ts';
 
@@ -43,16 +43,14 @@ async function written(minutesAgo: number, fields: Record<string, unknown> = {})
 }
 
 function sweep(): Promise<number> {
-  return new UnacceptedPushes({ store, clock, logger: silentLogger(), appIds: () => [appId], lookbackMs }).settle(new AbortController().signal);
+  return new UnacceptedPushes({ store, clock, logger: silentLogger(), appIds: () => [appId], lookbackMs }).remove(new AbortController().signal);
 }
 
-async function read(record: PushDoc): Promise<PushDoc> {
-  const stored = await store.pushes.getRecord(appId, record.objectId);
-  if (stored === null) throw new Error(`record ${record.objectId} is gone`);
-  return stored;
+async function read(record: PushDoc): Promise<PushDoc | null> {
+  return store.pushes.getRecord(appId, record.objectId);
 }
 
-it('settles as Error what a stopped API node left unaccepted past the grace, and nothing else', async () => {
+it('removes what a stopped API node left unaccepted past the grace, and nothing else', async () => {
   const graceMinutes = unacceptedGraceMs / minute;
   const orphan = await written(graceMinutes + 1);
   const orphanScheduled = await written(graceMinutes + 2, { status: 'scheduled', _scheduledId: 7001, push_time: isoTime(clock.now() + 60 * minute) });
@@ -60,21 +58,20 @@ it('settles as Error what a stopped API node left unaccepted past the grace, and
   const accepted = await written(graceMinutes + 3, { _accepted: true });
   const fromAnOlderVersion = await written(graceMinutes + 4, { _accepted: undefined });
   const fannedOut = await written(graceMinutes + 5, { expectedTasks: 4 });
+  const failedByTheEngine = await written(graceMinutes + 6, { status: 'Error', errorMessage: 'Sending failed: x' });
   const beyondLookback = await written(lookbackMs / minute + 1);
 
   expect(await sweep()).toBe(2);
 
-  for (const settled of [orphan, orphanScheduled]) {
-    expect(await read(settled)).toMatchObject({ status: 'Error', errorMessage: unacceptedMessage, expectedTasks: 0 });
+  for (const removed of [orphan, orphanScheduled]) expect(await read(removed)).toBeNull();
+  for (const untouched of [young, accepted, fromAnOlderVersion, fannedOut, failedByTheEngine, beyondLookback]) {
+    expect(await read(untouched)).toMatchObject({ status: untouched.status, updatedAt: untouched.updatedAt });
   }
-  for (const untouched of [young, accepted, fromAnOlderVersion, fannedOut, beyondLookback]) {
-    expect(await read(untouched)).toMatchObject({ status: 'in-queue', updatedAt: untouched.updatedAt });
-  }
-  // Settled once: a second sweep finds nothing left.
+  // Removed once: a second sweep finds nothing left.
   expect(await sweep()).toBe(0);
 });
 
-it('flags a scheduled record whose entry was written as accepted instead of failing it', async () => {
+it('flags a scheduled record whose entry was written as accepted instead of removing it', async () => {
   const dueAt = clock.now() + 60 * minute;
   const record = await written(unacceptedGraceMs / minute + 1, { status: 'scheduled', _scheduledId: 7002, push_time: isoTime(dueAt) });
   await store.scheduled.add(scheduledEntry(appId, 7002, record, dueAt));
@@ -85,12 +82,12 @@ it('flags a scheduled record whose entry was written as accepted instead of fail
   expect(await store.scheduled.get(appId, 7002)).not.toBeNull();
 });
 
-it('settles a record once its grace has passed on a later sweep', async () => {
+it('removes a record once its grace has passed, on a later sweep', async () => {
   const record = await written(1);
   expect(await sweep()).toBe(0);
   expect(await read(record)).toMatchObject({ status: 'in-queue' });
 
   clock.advance(unacceptedGraceMs);
   expect(await sweep()).toBe(1);
-  expect(await read(record)).toMatchObject({ status: 'Error', errorMessage: unacceptedMessage });
+  expect(await read(record)).toBeNull();
 });

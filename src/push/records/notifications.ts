@@ -4,7 +4,7 @@ import type { PushDoc } from '../../core/ports/push-store.ts';
 import type { Query } from '../../query/query.ts';
 import { runQuery } from '../../query/run-query.ts';
 import type { PushDeps } from '../push-deps.ts';
-import { RecordField, viewPushRecord } from './push-record.ts';
+import { isAccepted, RecordField, viewPushRecord } from './push-record.ts';
 
 /** A push record as callers see it (`viewPushRecord`): untyped JSON, as stored. */
 export type PushRecordView = Record<string, unknown>;
@@ -34,7 +34,12 @@ export async function listNotifications(deps: PushDeps, caller: Caller, query: Q
 }
 
 async function* views(records: AsyncIterable<PushDoc>): AsyncGenerator<PushDoc> {
-  for await (const record of records) yield viewPushRecord(record) as PushDoc;
+  for await (const record of records) if (isAccepted(record)) yield viewPushRecord(record) as PushDoc;
+}
+
+/** The accepted records sharing a notification_id, newest first (`isAccepted`). */
+async function recordsOf(deps: PushDeps, appId: string, notificationId: string): Promise<PushDoc[]> {
+  return (await deps.store.pushes.findByNotificationId(appId, notificationId)).filter(isAccepted);
 }
 
 /**
@@ -45,7 +50,7 @@ async function* views(records: AsyncIterable<PushDoc>): AsyncGenerator<PushDoc> 
  */
 export async function getNotification(deps: PushDeps, caller: Caller, notificationId: string): Promise<PushRecordView> {
   requireMaster(caller);
-  const records = await deps.store.pushes.findByNotificationId(caller.app.config.id, notificationId);
+  const records = await recordsOf(deps, caller.app.config.id, notificationId);
   const newest = records[0];
   if (newest === undefined) fail(ErrorCode.objectNotFound, 'No push with this notification id.');
   return records.length === 1 ? viewPushRecord(newest) : merged(records);
@@ -76,7 +81,7 @@ function merged(records: PushDoc[]): Record<string, unknown> {
 export async function deleteNotification(deps: PushDeps, caller: Caller, notificationId: string): Promise<void> {
   requireMaster(caller);
   const appId = caller.app.config.id;
-  const records = await deps.store.pushes.findByNotificationId(appId, notificationId);
+  const records = await recordsOf(deps, appId, notificationId);
   if (records.length === 0) fail(ErrorCode.objectNotFound, 'No push with this notification id.');
   for (const record of records) await cancelRecord(deps, appId, record);
 }
@@ -91,6 +96,6 @@ export async function cancelRecord(deps: PushDeps, appId: string, record: PushDo
 /** `GET /1.1/tables/Notifications/<objectId>`: the record of a push by the objectId its sending answered; the app key is enough. */
 export async function getPushRecord(deps: PushDeps, caller: Caller, objectId: string): Promise<PushRecordView> {
   const record = await deps.store.pushes.get(caller.app.config.id, objectId);
-  if (record === null) fail(ErrorCode.objectNotFound, 'No push record with this objectId.');
+  if (record === null || !isAccepted(record)) fail(ErrorCode.objectNotFound, 'No push record with this objectId.');
   return viewPushRecord(record);
 }

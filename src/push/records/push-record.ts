@@ -55,6 +55,18 @@ export function specOfRecord(record: PushDoc): PushSpec | null {
   return typeof spec === 'object' && spec !== null ? (spec as PushSpec) : null;
 }
 
+/**
+ * Whether a client can know of the record's push: flagged accepted, from an
+ * older version (no flag), or reached by the engine (fanned out, or failed). A record whose API node
+ * stopped between writing it and publishing its push answered no 201; it is
+ * not shown, counted, merged into its notification_id or cancelled, until a
+ * resend of its `req_id` puts it on its way or the sweep removes it
+ * (UnacceptedPushes).
+ */
+export function isAccepted(record: PushDoc): boolean {
+  return record[RecordField.accepted] !== false || typeof record[RecordField.expectedTasks] === 'number' || record.status === 'Error';
+}
+
 /** The record as a client sees it: every field but the engine's own. */
 export function viewPushRecord(record: PushDoc): Record<string, unknown> {
   const view: Record<string, unknown> = {};

@@ -44,9 +44,10 @@ export interface SubmitResult {
  * claim removes its own record and answers the first push.
  *
  * The record carries `_accepted: false` until the push is published or
- * scheduled. One left so by a node that died in between (the client got no
- * 201) is settled as `Error` by the scheduler's sweep (UnacceptedPushes),
- * not sent: the client may well have sent it again without a `req_id`.
+ * scheduled, and readers do not show it meanwhile (`isAccepted`). One left
+ * so by a node that died in between (the client got no 201) is removed by
+ * the scheduler's sweep (UnacceptedPushes), not sent: the client may well
+ * have sent it again without a `req_id`.
  *
  * Nothing stays behind when a step fails: the record and the `req_id` claim
  * are removed again, and the caller gets the error (503 while the bus or the

@@ -31,15 +31,18 @@ afterAll(async () => {
   await p?.close();
 });
 
-/** Makes the next call of `hold` that `matches` hang until `letGo`, doing nothing; answers when it was made. */
-function holdNext<A extends unknown[]>(target: { fn: (...args: A) => Promise<void> }, matches: (...args: A) => boolean): Promise<void> {
+/**
+ * Makes the next call of `target.fn` that `matches` hang until `letGo`, doing
+ * nothing, and then answer `afterwards`; answers when the call was made.
+ */
+function holdNext<A extends unknown[], R = void>(target: { fn: (...args: A) => Promise<R> }, matches: (...args: A) => boolean, afterwards?: R): Promise<void> {
   const original = target.fn;
   return new Promise((held) => {
     target.fn = (...args: A) => {
       if (!matches(...args)) return original(...args);
       target.fn = original;
       held();
-      return new Promise<void>((resolve) => (letGo = resolve));
+      return new Promise<R>((resolve) => (letGo = () => resolve(afterwards as R)));
     };
   });
 }
@@ -106,6 +109,42 @@ it("sends the push once when the first request's node died before its record was
   // Let go only to end the test (the node is dead): it now finds the req_id taken and answers the resend's push.
   expect((await first).body).toEqual(resend.body);
   expect(p.fakes.apns.deliveriesTo(deviceToken(4))).toHaveLength(1);
+});
+
+it("answers the resend's push alone under its notification_id when the first request's node died before claiming", async () => {
+  await p.saveInstallation({ deviceType: 'ios', deviceToken: deviceToken(5), channels: ['resumed-unclaimed'] });
+  const coord = p.h.herald.runtime.coord;
+  const setIfAbsent = { fn: coord.setIfAbsent.bind(coord) };
+  coord.setIfAbsent = (key: string, value: string, ttlMs: number) => setIfAbsent.fn(key, value, ttlMs);
+  // Let go at the end, the dead node's claim answers that it lost, as it would by then.
+  const held = holdNext(setIfAbsent, (key) => key.includes('push-req-id'), false);
+
+  const notificationId = uniqueName('n');
+  const body = { channels: ['resumed-unclaimed'], data: { alert: 'Counted once' }, req_id: uniqueName('r'), notification_id: notificationId };
+  const first = p.send(body);
+  await Promise.race([held, first.then((res) => Promise.reject(new Error(`answered before its claim: ${res.status} ${JSON.stringify(res.body)}`)))]);
+  const resend = await p.send(body);
+  expect(resend.status, JSON.stringify(resend.body)).toBe(201);
+  expect(await p.settled(resend.body.objectId)).toMatchObject({ status: 'done', devices: 1, successes: 1 });
+
+  // The dead node's record is there, unaccepted, under the same notification_id ...
+  const stored = await p.h.herald.runtime.store.pushes.findByNotificationId(p.h.app.id, notificationId);
+  expect(stored.map((record) => record._accepted).sort()).toEqual([false, true]);
+  // ... and no reader counts it: the notification reads the resend's push alone, done.
+  const byNotification = await p.h.request('GET', `/1.1/notifications/${notificationId}`, { master: true });
+  expect(byNotification.status, JSON.stringify(byNotification.body)).toBe(200);
+  expect(byNotification.body).toMatchObject({ objectId: resend.body.objectId, status: 'done', devices: 1, successes: 1 });
+  expect(byNotification.body).not.toHaveProperty('pushes');
+  const listed = await p.h.request('GET', `/1.1/notifications?where=${encodeURIComponent(JSON.stringify({ notificationId }))}`, { master: true });
+  expect(listed.body.results.map((record: { objectId: string }) => record.objectId)).toEqual([resend.body.objectId]);
+  const orphan = stored.find((record) => record._accepted === false)?.objectId as string;
+  expect((await p.h.request('GET', `/1.1/tables/Notifications/${orphan}`)).status).toBe(404);
+
+  letGo?.();
+  // Let go only to end the test: the dead node's request finds the req_id taken, removes its record, answers the resend's push.
+  expect((await first).body).toEqual(resend.body);
+  expect(await p.h.herald.runtime.store.pushes.getRecord(p.h.app.id, orphan)).toBeNull();
+  expect(p.fakes.apns.deliveriesTo(deviceToken(5))).toHaveLength(1);
 });
 
 it('sends nothing again when a resend finds the first push already sent', async () => {
