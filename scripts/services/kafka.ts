@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { access, mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
+import { quietKafkaRequestQueues } from '../../src/bus/kafka/idle-request-queue.ts';
 import { installMavenArtifacts } from './maven.ts';
 import type { LocalService, Report } from './local-service.ts';
 import type { ProcessSpec } from './managed-process.ts';
@@ -64,6 +65,7 @@ export class KafkaService implements LocalService {
    * consumer group of a test would otherwise meet "coordinator not available".
    */
   async isReady(): Promise<string> {
+    quietKafkaRequestQueues();
     const kafka = new Kafka({
       clientId: 'herald-services-probe',
       brokers: [`${this.options.host}:${this.options.brokerPort}`],

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Kafka, logLevel } from 'kafkajs';
+import { quietKafkaRequestQueues } from '../../src/bus/kafka/idle-request-queue.ts';
 import type { RawConfig } from '../../src/config/schema.ts';
 import { serviceEndpoints } from './service-endpoints.ts';
 
@@ -43,6 +44,7 @@ export function privateKafkaBus(): { kind: 'kafka'; brokers: string[]; topicPref
 
 /** Deletes the topics a test herald created, so that runs do not pile them up in the local Kafka. */
 export async function deleteKafkaTopics(prefix: string): Promise<void> {
+  quietKafkaRequestQueues();
   const admin = new Kafka({ clientId: 'herald-tests', brokers: [...serviceEndpoints.kafka.brokers], logLevel: logLevel.NOTHING }).admin();
   await admin.connect();
   try {

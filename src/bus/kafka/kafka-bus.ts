@@ -8,6 +8,7 @@ import { kafkaLogCreator, kafkaLogLevel } from './kafka-log.ts';
 import { KafkaSubscription } from './kafka-subscription.ts';
 import { LazyConnection } from './lazy-connection.ts';
 import { topicMetadata } from './topic-metadata.ts';
+import { quietKafkaRequestQueues } from './idle-request-queue.ts';
 
 /**
  * The production `Bus` on Kafka (kafkajs). The producer and admin client
@@ -26,6 +27,7 @@ export class KafkaBus implements Bus {
   constructor(options: KafkaBusOptions) {
     this.#settings = compileKafkaBusOptions(options);
     this.#logger = options.logger;
+    quietKafkaRequestQueues();
     this.#kafka = new Kafka({
       clientId: this.#settings.clientId,
       brokers: [...this.#settings.brokers],
