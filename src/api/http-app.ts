@@ -15,6 +15,7 @@ import type { OutageLog } from './outage-log.ts';
 import { jsonBody } from './middleware/json-body.ts';
 import { requestMetrics } from './middleware/request-metrics.ts';
 import type { Readiness } from '../runtime/readiness.ts';
+import { batchRoutes } from './routes/batch-routes.ts';
 import { operationsRoutes } from './routes/health-routes.ts';
 import { installationRoutes } from './routes/installation-routes.ts';
 import { pushRoutes } from './routes/push-routes.ts';
@@ -55,13 +56,15 @@ export function createHttpApp(deps: HttpAppDeps): Express {
   app.use(requestMetrics(deps.metrics));
   if (deps.serveOperations) app.use(operationsRoutes(deps.health, deps.metrics));
   app.use('/1.1', pageRoutes(deps.accounts, deps.apps));
+  // One instance of each, so a batched request reaches the very routes a direct one does.
+  const objectRoutes = [userRoutes(deps.accounts), installationRoutes(deps.accounts)];
   app.use(
     '/1.1',
     cors({ maxAge: 86_400, exposedHeaders: ['Location'] }),
     ...jsonBody(deps.bodyLimitBytes),
     authenticate(deps.apps, deps.auth, deps.clock),
-    userRoutes(deps.accounts),
-    installationRoutes(deps.accounts),
+    batchRoutes({ routes: objectRoutes, metrics: deps.metrics, logger: deps.logger, outages: deps.outages }),
+    ...objectRoutes,
     pushRoutes(deps.push),
   );
   app.use(notFoundHandler);
