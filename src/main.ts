@@ -9,6 +9,7 @@ import { startHerald } from './start-herald.ts';
 
 const usage = `Usage: herald [--role <role>[,<role>…]]   run the service; roles: ${roleNames.join(', ')}
        herald migrate                     bring the store's schema to this version, create the bus topics, then exit
+       herald import --app <id> <files…>  import the hosted service's exported users and installations (herald import --help)
        herald --help                      print this help
 
 herald is \`npm start --\` in a checkout (npm start -- --role api, npm start -- migrate)
@@ -22,6 +23,11 @@ ${Object.entries(envVariables)
 `;
 
 async function main(): Promise<void> {
+  if (process.argv[2] === 'import') {
+    const { runImportCommand } = await import('./import/import-command.ts');
+    process.exitCode = await runImportCommand(process.argv.slice(3), { stdout: process.stdout, stderr: process.stderr, env: process.env, process });
+    return;
+  }
   const { values, positionals } = parseArgs({ options: { role: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true });
   const [command = 'serve', ...extra] = positionals;
   if (values.help || !['serve', 'migrate'].includes(command) || extra.length > 0) {
