@@ -9,6 +9,7 @@ import { saveInstallation } from '../../devices/save-installation.ts';
 import { parseQuery } from '../../query/parse-query.ts';
 import { callerOf } from '../middleware/authenticate.ts';
 import { routeEach } from './route-aliases.ts';
+import { readSaveOptions, withSavedObject } from './save-options.ts';
 import { sendResult } from './send-result.ts';
 
 const objectIdPattern = /^[A-Za-z0-9]{1,64}$/;
@@ -27,12 +28,22 @@ const installation = ['/installations/:objectId', '/classes/_Installation/:objec
 /** The installation endpoints of SPEC.md and SPEC-NOTES.md under /1.1. */
 export function installationRoutes(deps: DeviceDeps): Router {
   const router = Router();
-  routeEach(router, 'post', installations, async (req, res) => sendResult(res, await saveInstallation(deps, callerOf(res), req.body)));
+  routeEach(router, 'post', installations, async (req, res) => {
+    const caller = callerOf(res);
+    const { answerObject } = readSaveOptions(req);
+    const result = await saveInstallation(deps, caller, req.body);
+    const objectId = String(result.body.objectId);
+    sendResult(res, answerObject ? await withSavedObject(result, () => getInstallation(deps, caller, objectId)) : result);
+  });
   routeEach(router, 'get', installations, async (req, res) => sendResult(res, await queryInstallations(deps, callerOf(res), parseQuery(req.query))));
   routeEach(router, 'get', installation, async (req, res) => sendResult(res, await getInstallation(deps, callerOf(res), installationIdOf(req))));
-  routeEach(router, 'put', installation, async (req, res) =>
-    sendResult(res, await updateInstallation(deps, callerOf(res), installationIdOf(req), req.body)),
-  );
+  routeEach(router, 'put', installation, async (req, res) => {
+    const caller = callerOf(res);
+    const objectId = installationIdOf(req);
+    const { answerObject } = readSaveOptions(req);
+    const result = await updateInstallation(deps, caller, objectId, req.body);
+    sendResult(res, answerObject ? await withSavedObject(result, () => getInstallation(deps, caller, objectId)) : result);
+  });
   routeEach(router, 'delete', installation, async (req, res) =>
     sendResult(res, await deleteInstallation(deps, callerOf(res), installationIdOf(req))),
   );

@@ -13,6 +13,7 @@ import { ErrorCode, fail } from '../../core/errors.ts';
 import { parseQuery } from '../../query/parse-query.ts';
 import { callerOf } from '../middleware/authenticate.ts';
 import { routeEach } from './route-aliases.ts';
+import { readSaveOptions, withSavedObject } from './save-options.ts';
 import { sendResult } from './send-result.ts';
 
 const objectIdPattern = /^[A-Za-z0-9]{1,64}$/;
@@ -33,6 +34,7 @@ export function userRoutes(deps: AccountDeps): Router {
 
   routeEach(router, 'post', users, async (req, res) => {
     const caller = callerOf(res);
+    readSaveOptions(req);
     const body: unknown = req.body;
     const viaAuthData = body !== null && typeof body === 'object' && 'authData' in body && !('username' in body);
     const failOnNotExist = req.query.failOnNotExist === 'true';
@@ -53,7 +55,16 @@ export function userRoutes(deps: AccountDeps): Router {
   router.put('/users/:objectId/updatePassword', async (req, res) =>
     sendResult(res, await changePassword(deps, callerOf(res), userIdOf(req), req.body)),
   );
-  routeEach(router, 'put', user, async (req, res) => sendResult(res, await updateUserFields(deps, callerOf(res), userIdOf(req), req.body)));
+  routeEach(router, 'put', user, async (req, res) => {
+    const caller = callerOf(res);
+    const userId = userIdOf(req);
+    const { answerObject } = readSaveOptions(req);
+    const result = await updateUserFields(deps, caller, userId, req.body);
+    if (!answerObject) return sendResult(res, result);
+    // A password change may have replaced the session token: read as the session the answer hands out.
+    const sessionToken = typeof result.body.sessionToken === 'string' ? result.body.sessionToken : caller.sessionToken;
+    sendResult(res, await withSavedObject(result, () => getUser(deps, { ...caller, sessionToken }, userId)));
+  });
   routeEach(router, 'delete', user, async (req, res) => sendResult(res, await deleteUser(deps, callerOf(res), userIdOf(req))));
   return router;
 }
