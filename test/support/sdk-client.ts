@@ -4,6 +4,9 @@ import type { TestApp } from './test-herald.ts';
 /** The hosted service's JavaScript SDK (`leancloud-storage` 4.x), the module as a shipped app imports it. */
 export type Sdk = typeof AV;
 
+/** A user object of the SDK. */
+export type SdkUser = AV.User;
+
 export interface SdkTarget {
   baseUrl: string;
   app: TestApp;
@@ -39,6 +42,6 @@ interface PasswordChange {
 }
 
 /** `AV.User#updatePassword`: the SDK has it (PUT /1.1/users/<id>/updatePassword), its typings leave it out. */
-export function updatePassword(user: AV.User, oldPassword: string, newPassword: string): Promise<unknown> {
+export function updatePassword(user: SdkUser, oldPassword: string, newPassword: string): Promise<unknown> {
   return (user as unknown as PasswordChange).updatePassword(oldPassword, newPassword);
 }
