@@ -1,51 +1,66 @@
 import { acceptsUnionLogin, assertPlatformKey, platformKindFor } from '../accounts/auth-data/platform-registry.ts';
 import { unionIdFieldName, unionIdOf } from '../accounts/auth-data/union-id.ts';
+import { unionIdFieldPattern } from '../accounts/user-fields.ts';
 import { ErrorCode, HeraldError, fail } from '../core/errors.ts';
 import { isJsonObject } from '../query/json-value.ts';
 
-/** A user's `authData` as Herald stores it, and the union-id markers it implies. */
+/** A user's `authData` as Herald stores it, and the union-id markers that go beside it. */
 export interface ImportedAuthData {
   authData: Record<string, Record<string, unknown>>;
-  /** `_<platform>_unionid` fields, `{uid}`, for platforms exported as a union's main account. */
+  /** `_<platform>_unionid` user fields, `{uid}`: the main accounts of unions. */
   unionMarkers: Record<string, { uid: string }>;
 }
 
 /**
- * The platform key Herald uses for a key as the hosted service's exports
- * and SDKs spell it (`lc_apple` for `svc_apple`).
+ * The platforms of an exported `authData` under Herald's keys (`lc_apple`
+ * is `svc_apple`), each object as Herald stores it.
  *
- * THE ONE PLACE where the shared mapping of hosted platform keys is to be
- * called (it is being written under src/accounts/auth-data/, beside the
- * API's reading of the SDKs' authData): until it lands, keys are kept as
- * exported, which is right for every platform whose key is the same in
- * both (`weixin`, `weibo`, `qq`, custom keys).
+ * THE ONE PLACE where the shared mapping of the hosted service's platform
+ * keys (being written under src/accounts/auth-data/, for the API's reading
+ * of the SDKs' authData too) is to be called. Until it lands, platforms are
+ * kept under their exported keys, which is right for every platform whose
+ * key is the same in both (`weixin`, `weibo`, custom keys).
  */
-function heraldPlatformKey(exportedKey: string): string {
-  return exportedKey;
+function heraldPlatforms(platforms: Record<string, unknown>): Record<string, unknown> {
+  return platforms;
 }
 
 /**
- * Reads an exported `authData`: an object of platform objects, each key
- * renamed to Herald's, kept otherwise as exported (the stored data is only
- * read back; the store's `_User` descriptor finds each identity, so logins
- * find the user exactly as after a sign-up). A platform object sent as the
- * main account of a union (`platform`, `unionid`, `main_account`) gets the
- * `_<platform>_unionid` marker a link would have set.
+ * Reads an exported `authData`: an object of platform objects, kept as
+ * exported under Herald's keys (stored data is only read back; the store's
+ * `_User` descriptor finds each identity, so logins find the user exactly
+ * as after a sign-up). The hosted service keeps the mark of a union's main
+ * account inside authData (`authData._weixin_unionid = {uid}`); Herald keeps
+ * it beside it as the user field `_weixin_unionid`, so it is moved there.
+ * A platform object exported as a union's main account (`platform`,
+ * `unionid`, `main_account`) without its mark gets the one a link would
+ * have set.
  */
 export function readExportedAuthData(value: unknown): ImportedAuthData {
   if (!isJsonObject(value)) fail(ErrorCode.invalidType, 'authData must be an object of platform objects');
-  const authData: ImportedAuthData['authData'] = {};
+  const platforms: Record<string, unknown> = {};
   const unionMarkers: ImportedAuthData['unionMarkers'] = {};
-  for (const [exportedKey, platformObject] of Object.entries(value)) {
-    const key = heraldPlatformKey(exportedKey);
+  for (const [key, entry] of Object.entries(value)) {
+    if (!key.startsWith('_')) platforms[key] = entry;
+    else if (unionIdFieldPattern.test(key)) unionMarkers[key] = readUnionMarker(`authData.${key}`, entry);
+    else fail(ErrorCode.invalidFieldName, `authData.${key} is neither a platform nor a union mark (_<platform>_unionid)`);
+  }
+  const authData: ImportedAuthData['authData'] = {};
+  for (const [key, platformObject] of Object.entries(heraldPlatforms(platforms))) {
     assertPlatformKey(key);
-    if (!isJsonObject(platformObject)) fail(ErrorCode.invalidType, `authData.${exportedKey} must be an object`);
-    if (Object.hasOwn(authData, key)) fail(ErrorCode.invalidFieldName, `authData holds ${key} twice (as ${exportedKey} too)`);
+    if (!isJsonObject(platformObject)) fail(ErrorCode.invalidType, `authData.${key} must be an object`);
     authData[key] = platformObject;
     const union = mainAccountUnion(key, platformObject);
-    if (union !== null) unionMarkers[unionIdFieldName(union.platform)] = { uid: union.unionid };
+    if (union !== null) unionMarkers[unionIdFieldName(union.platform)] ??= { uid: union.unionid };
   }
   return { authData, unionMarkers };
+}
+
+/** A union mark, `{"uid": "<union id>"}`, as the user field Herald indexes. */
+export function readUnionMarker(field: string, value: unknown): { uid: string } {
+  const uid = isJsonObject(value) ? value.uid : undefined;
+  if (typeof uid !== 'string' || uid === '') fail(ErrorCode.invalidType, `${field} must be {"uid": "<union id>"}`);
+  return { uid };
 }
 
 /** The union a platform object makes its user the main account of, or null (also for a malformed union request: it is kept as data). */

@@ -5,8 +5,7 @@ import { readUserInput } from '../accounts/user-input.ts';
 import { ErrorCode, fail } from '../core/errors.ts';
 import type { StoredObject } from '../core/ports/object-store.ts';
 import { applyOps } from '../query/apply-ops.ts';
-import { isJsonObject } from '../query/json-value.ts';
-import { readExportedAuthData } from './hosted-auth-data.ts';
+import { readExportedAuthData, readUnionMarker } from './hosted-auth-data.ts';
 import { readExportedAcl, readRowIdentity, rejectOperations } from './hosted-values.ts';
 
 export interface UserRowOptions {
@@ -54,12 +53,6 @@ export function readUserRow(row: Record<string, unknown>, options: UserRowOption
   if (hash !== null) user[UserField.hashedPassword] = hash;
   user[UserField.sessionToken] = readSessionToken(row.sessionToken) ?? options.newSessionToken();
   return user;
-}
-
-function readUnionMarker(field: string, value: unknown): { uid: string } {
-  const uid = isJsonObject(value) ? value.uid : undefined;
-  if (typeof uid !== 'string' || uid === '') fail(ErrorCode.invalidType, `${field} must be {"uid": "<union id>"}`);
-  return { uid };
 }
 
 /** The stored form of the exported hash, or null for a user without a password (third-party or SMS login only). */
