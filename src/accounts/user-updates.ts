@@ -2,6 +2,7 @@ import { ErrorCode, HeraldError, fail } from '../core/errors.ts';
 import type { FieldOp, StoredObject } from '../core/ports/object-store.ts';
 import type { AccountDeps, AccountResult, Caller } from './account-deps.ts';
 import { linkOps } from './auth-data-link.ts';
+import { heraldPlatformKey } from './auth-data/hosted-platform-keys.ts';
 import { sendVerificationLink } from './email-verification.ts';
 import { aclAllows, requireObject } from './field-rules.ts';
 import { LoginLock } from './login-lock.ts';
@@ -35,7 +36,8 @@ export async function updateUserFields(deps: AccountDeps, caller: Caller, userId
   const input = readUserInput(fields, { master: caller.master });
   const ops: FieldOp[] = [...input.ops];
   if (input.link !== undefined) ops.push(...(await linkOps(deps, caller.app.config, input.link)));
-  for (const platform of input.unlink) ops.push({ op: 'delete', path: [UserField.authData, platform] });
+  // `authData.lc_apple` (the hosted SDKs' spelling) unlinks the `svc_apple` it was stored as.
+  for (const platform of new Set(input.unlink.map(heraldPlatformKey))) ops.push({ op: 'delete', path: [UserField.authData, platform] });
   const emailChanged = input.email !== undefined && input.email !== user[UserField.email];
   if (emailChanged) {
     const verifying = caller.app.config.settings.emailVerification && input.email !== null;

@@ -1,5 +1,6 @@
 import type { StoredObject } from '../core/ports/object-store.ts';
 import type { AppConfig } from '../config/schema.ts';
+import { withHostedSpellings } from './auth-data/hosted-platform-keys.ts';
 import { UserField, userClass, unionIdFieldPattern } from './user-fields.ts';
 
 /** The username for display in mails and pages; empty when the user has none. */
@@ -29,7 +30,8 @@ export function viewUser(user: StoredObject, options: ViewOptions): Record<strin
     if (field.startsWith('_') && !unionIdFieldPattern.test(field)) continue;
     if (field === UserField.sessionToken && !options.self) continue;
     if ((field === UserField.authData || options.protectedFields.includes(field)) && !options.self && !options.master) continue;
-    view[field] = value;
+    // The hosted service's SDKs look their platforms up by their own spelling (`lc_apple` for `svc_apple`).
+    view[field] = field === UserField.authData ? withHostedSpellings(value) : value;
   }
   if (options.fillDefaults === false) return view;
   if (!(UserField.emailVerified in view)) view[UserField.emailVerified] = null;

@@ -1,4 +1,5 @@
 import type { UniqueKey } from '../../core/ports/object-store.ts';
+import { heraldPlatformKey, heraldPlatformObject } from './hosted-platform-keys.ts';
 import { platformKindFor } from './platform-registry.ts';
 import { kindRules } from './platform-rules.ts';
 import type { NormalizedAuthData } from './validate-auth-data.ts';
@@ -20,7 +21,10 @@ export function authDataUniqueKeys(authData: NormalizedAuthData): UniqueKey[] {
 export function storedAuthDataUniqueKeys(authData: unknown): UniqueKey[] {
   if (typeof authData !== 'object' || authData === null || Array.isArray(authData)) return [];
   const keys: UniqueKey[] = [];
-  for (const [platform, value] of Object.entries(authData as Record<string, unknown>)) {
+  for (const [storedKey, storedValue] of Object.entries(authData as Record<string, unknown>)) {
+    // Under Herald's key, as a login would look it up, even for data stored in the hosted service's spelling.
+    const platform = heraldPlatformKey(storedKey);
+    const value = heraldPlatformObject(platform, storedValue);
     if (platform.startsWith('_') || typeof value !== 'object' || value === null || Array.isArray(value)) continue;
     const data = value as Record<string, unknown>;
     const identityKey = kindRules[platformKindFor(platform, data)].identityKey;

@@ -1,5 +1,6 @@
 import { ErrorCode, fail } from '../../core/errors.ts';
 import { checkKey, ownValue, requireObject } from './check-key.ts';
+import { heraldPlatformEntries, type HeraldPlatformEntry } from './hosted-platform-keys.ts';
 import { acceptsUnionLogin, assertPlatformKey, platformKindFor, type PlatformKind } from './platform-registry.ts';
 import { kindRules, type KindRules } from './platform-rules.ts';
 import { unionIdOf, type UnionId } from './union-id.ts';
@@ -22,7 +23,9 @@ export type NormalizedAuthData = readonly PlatformAuthData[];
 
 /**
  * Checks a client's `authData` against SPEC's "Third-party authorisation data":
- * an object of platform objects, each with the keys its kind requires.
+ * an object of platform objects, each with the keys its kind requires. Platforms
+ * come out under Herald's keys (`lc_apple` is `svc_apple`, a `qq` object with
+ * `openid` gets `uid`; see hosted-platform-keys.ts), so that is what is stored.
  *
  * Codes: 111 when something is not an object or a key has the wrong type, 113
  * when a required key is missing or blank, 105 for a bad platform name or a
@@ -31,14 +34,15 @@ export type NormalizedAuthData = readonly PlatformAuthData[];
  */
 export function validateAuthData(authData: unknown): NormalizedAuthData {
   const platforms = requireObject(authData, 'authData');
-  const keys = Object.keys(platforms);
-  if (keys.length === 0) fail(ErrorCode.missingRequiredKey, 'authData must hold at least one platform');
-  return keys.map((key) => validatePlatform(key, platforms[key]));
+  if (Object.keys(platforms).length === 0) fail(ErrorCode.missingRequiredKey, 'authData must hold at least one platform');
+  // Keys and objects as the hosted service's SDKs spell them (`lc_apple`, `qq` with `openid`) become Herald's.
+  return heraldPlatformEntries(platforms).map(validatePlatform);
 }
 
-function validatePlatform(key: string, value: unknown): PlatformAuthData {
-  assertPlatformKey(key);
-  const path = `authData.${key}`;
+function validatePlatform({ key, sentAs, value }: HeraldPlatformEntry): PlatformAuthData {
+  assertPlatformKey(sentAs);
+  // Messages name the key the client sent.
+  const path = `authData.${sentAs}`;
   const data = requireObject(value, path);
   const kind = platformKindFor(key, data);
   const rules = kindRules[kind];
@@ -58,7 +62,7 @@ function validatePlatform(key: string, value: unknown): PlatformAuthData {
     platform: key,
     kind,
     identity: ownValue(data, rules.identityKey) as string,
-    union: acceptsUnionLogin(kind) ? unionIdOf(data, key) : null,
+    union: acceptsUnionLogin(kind) ? unionIdOf(data, sentAs) : null,
     data: { ...data },
   };
 }
