@@ -7,6 +7,9 @@ export type Sdk = typeof AV;
 /** A user object of the SDK. */
 export type SdkUser = AV.User;
 
+/** A platform's authData as the SDK's typings describe it (they want an access_token beside a uid). */
+export type SdkAuthData = AV.AuthData;
+
 export interface SdkTarget {
   baseUrl: string;
   app: TestApp;
