@@ -270,6 +270,19 @@ describe('what a batch refuses', () => {
     expect(await stored(50)).toBe(50);
   });
 
+  it('counts each id of a DELETE of several ids toward the 50, deleting nothing when there are more', async () => {
+    const created = await entries([{ method: 'POST', path: '/1.1/installations', body: { deviceType: 'android', installationId: randomUUID() } }]);
+    const id = created[0]?.success.objectId as string;
+    const ids = [id, ...Array.from({ length: 50 }, (_, i) => `missing${i}`)];
+    const refused = await batch([{ method: 'DELETE', path: `/1.1/classes/_Installation/${ids.join(',')}` }], { master: true });
+    expect(refused).toMatchObject({ status: 400, body: { code: 1 } });
+    expect((await storedInstallation(id)).status).toBe(200);
+  });
+
+  it('answers an empty batch with an empty array', async () => {
+    expect(await entries([])).toEqual([]);
+  });
+
   it('holds the body limit over the whole batch (413), running nothing', async () => {
     const username = unique('big');
     const requests = [
