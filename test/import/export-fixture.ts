@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { hostedPasswordHash } from '../../src/accounts/legacy-password.ts';
@@ -12,14 +12,26 @@ import { ImportRun, type ImportOptions, type ImportSummary } from '../../src/imp
 import type { ImportStore } from '../../src/import/import-store.ts';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 
-/** A fresh folder for one test's export files, reject file and state file. */
+/** The worked example of the hosted service's documentation: this salt and the password "password" give this hash. */
+export const documentedSalt = 'h60d8x797d3oa0naxybxxv9bn7xpt2yiowz68mpiwou7gwr2';
+export const documentedHash = 'tA7BLW+NK0UeARng0693gCaVnljkglCB9snqlpCSUKjx2RgYp8VZZOQt0S5iUtlDrkJXfT3gknS4rRqjYsd/Ug==';
+
+const made: string[] = [];
+
+/** A fresh folder for one test's export files, reject file and state file; `removeExportDirs` removes them. */
 export function exportDir(): string {
-  return mkdtempSync(join(tmpdir(), 'herald-import-'));
+  const dir = mkdtempSync(join(tmpdir(), 'herald-import-'));
+  made.push(dir);
+  return dir;
+}
+
+export function removeExportDirs(): void {
+  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
 }
 
 /** An embedded store of its own, with the `_User` rules Herald runs with. */
-export function openTestStore(dir: string): SqliteStore {
-  return new SqliteStore({ file: join(dir, 'herald.sqlite'), classes: { _User: userClassDescriptor }, installationShards: 8 });
+export function openTestStore(dir: string, installationShards = 8): SqliteStore {
+  return new SqliteStore({ file: join(dir, 'herald.sqlite'), classes: { _User: userClassDescriptor }, installationShards });
 }
 
 /** objectIds as the hosted service makes them: 24 hex digits. */
@@ -116,4 +128,31 @@ export async function scannedInstallations(
     } while (after !== null);
   }
   return found;
+}
+
+/**
+ * A large `_User` export, written fast: every user shares the documented
+ * salt and hash (password "password"), so no hash is computed per row.
+ */
+export function writeManyUsers(path: string, count: number): string {
+  const lines = ['#filetype:JSON-streaming {"type":"Class","class":"_User"}'];
+  for (let n = 0; n < count; n += 1) {
+    const objectId = n.toString(16).padStart(24, '0');
+    lines.push(
+      JSON.stringify({
+        salt: documentedSalt,
+        password: documentedHash,
+        sessionToken: `bulk-session-${objectId}`,
+        username: `bulk${n}`,
+        email: `bulk${n}@example.com`,
+        emailVerified: false,
+        ACL: { '*': { read: true }, [objectId]: { read: true, write: true } },
+        objectId,
+        createdAt: '2021-03-04T05:06:07.089Z',
+        updatedAt: '2022-03-04T05:06:07.089Z',
+      }),
+    );
+  }
+  writeFileSync(path, `${lines.join('\n')}\n`);
+  return path;
 }

@@ -13,6 +13,7 @@ import {
   exportedInstallation,
   exportedUser,
   openTestStore,
+  removeExportDirs,
   runImport,
   scannedInstallations,
   storedObjects,
@@ -31,6 +32,7 @@ function newStore(dir: string): SqliteStore {
 
 afterEach(async () => {
   for (const store of opened.splice(0)) await store.close();
+  removeExportDirs();
 });
 
 function rejectsIn(dir: string): RejectEntry[] {

@@ -2,10 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { verifyHostedHash } from '../../src/accounts/legacy-password.ts';
 import { HeraldError } from '../../src/core/errors.ts';
 import { readUserRow } from '../../src/import/user-rows.ts';
+import { documentedHash, documentedSalt } from './export-fixture.ts';
 
-/** The worked example of the hosted service's documentation: this salt and "password" give this hash. */
-export const documentedSalt = 'h60d8x797d3oa0naxybxxv9bn7xpt2yiowz68mpiwou7gwr2';
-export const documentedHash = 'tA7BLW+NK0UeARng0693gCaVnljkglCB9snqlpCSUKjx2RgYp8VZZOQt0S5iUtlDrkJXfT3gknS4rRqjYsd/Ug==';
 
 const options = { newSessionToken: () => 'fresh-token' };
 
