@@ -12,6 +12,7 @@ export const serviceTests = [
   // stops and restarts the shared services
   'test/outage/**/*.test.ts',
   'test/store/cassandra-*.test.ts',
+  'test/import/cassandra-*.test.ts',
   'test/bus/kafka-*.test.ts',
   'test/coord/redis-coordination.test.ts',
   // a redis-server of the test's own, stopped and restarted

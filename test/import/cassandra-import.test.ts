@@ -1,0 +1,110 @@
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { userClassDescriptor } from '../../src/accounts/user-class.ts';
+import { verifyHostedHash } from '../../src/accounts/legacy-password.ts';
+import { describeExportFile } from '../../src/import/export-file.ts';
+import { writeImportState } from '../../src/import/import-state.ts';
+import { CassandraStore } from '../../src/store/cassandra/cassandra-store.ts';
+import { cassandraTestOptions, connectAdmin, dropKeyspace, testKeyspace } from '../store/cassandra-test-keyspace.ts';
+import { exportDir, exportedInstallation, exportedUser, removeExportDirs, runImport, scannedInstallations, writeJsonArray, writeJsonLines } from './export-fixture.ts';
+
+/**
+ * The import on the clustered store: unique values claimed with lightweight
+ * transactions, installations with their channel and device-type copies.
+ * Needs the local Cassandra (vitest.unit.config.ts lists this file among
+ * the service tests); without it, opening the store fails.
+ */
+const keyspace = testKeyspace();
+let store: CassandraStore;
+
+beforeAll(async () => {
+  store = await CassandraStore.open({ ...cassandraTestOptions(keyspace), classes: { _User: userClassDescriptor }, installationShards: 8 });
+}, 120_000);
+afterAll(async () => {
+  await store?.close();
+  await dropKeyspace(keyspace);
+  removeExportDirs();
+}, 120_000);
+
+describe('herald import on Cassandra', () => {
+  it('imports users and installations, found by their unique values and channels, and finds them all present on a second run', async () => {
+    const appId = 'cassimport1';
+    const dir = exportDir();
+    const users = Array.from({ length: 40 }, (_, index) => exportedUser(index + 1));
+    const installations = Array.from({ length: 30 }, (_, index) => exportedInstallation(index + 1));
+    const files = [writeJsonLines(join(dir, '_User.0.jsonl'), '_User', users), writeJsonArray(join(dir, '_Installation.json'), installations)];
+
+    const first = await runImport(store, dir, appId, files, { concurrency: 32 });
+    expect(first.tally).toEqual({
+      _User: { read: 40, imported: 40, present: 0, rejected: 0 },
+      _Installation: { read: 30, imported: 30, present: 0, rejected: 0 },
+    });
+    const user = await store.findByUnique(appId, '_User', { field: 'email', value: 'user17@example.com' });
+    expect(user).toMatchObject({ objectId: users[16]?.objectId, username: 'user17', sessionToken: users[16]?.sessionToken });
+    expect(verifyHostedHash(String(user?._hashedPassword), 'secret-17')).toBe(true);
+    expect((await scannedInstallations(store, appId, { kind: 'channel', channel: 'sports' })).size).toBe(10);
+    expect((await scannedInstallations(store, appId, { kind: 'deviceType', deviceType: 'ios' })).size).toBe(15);
+    expect(await store.installations.findByDevice(appId, { field: 'installationId', value: 'android-7' })).toMatchObject({ objectId: installations[6]?.objectId });
+
+    const second = await runImport(store, dir, appId, files, { concurrency: 32 });
+    expect(second.tally).toEqual({
+      _User: { read: 40, imported: 0, present: 40, rejected: 0 },
+      _Installation: { read: 30, imported: 0, present: 30, rejected: 0 },
+    });
+  }, 120_000);
+
+  it('refuses a user whose value another holds, whole, and lets the first of two rows win', async () => {
+    const appId = 'cassimport2';
+    const dir = exportDir();
+    const first = exportedUser(1, { email: 'shared@example.com', mobilePhoneNumber: '+15550001' });
+    const second = exportedUser(2, { email: 'shared@example.com', mobilePhoneNumber: '+15550002' });
+    const summary = await runImport(store, dir, appId, [writeJsonLines(join(dir, '_User.0.jsonl'), '_User', [first, second, exportedUser(3)])], { concurrency: 32 });
+
+    expect(summary.tally._User).toEqual({ read: 3, imported: 2, present: 0, rejected: 1 });
+    expect((await store.findByUnique(appId, '_User', { field: 'email', value: 'shared@example.com' }))?.objectId).toBe(first.objectId);
+    for (const key of [
+      { field: 'mobilePhoneNumber', value: '+15550002' },
+      { field: 'username', value: 'user2' },
+      { field: 'sessionToken', value: String(second.sessionToken) },
+    ]) {
+      expect(await store.findByUnique(appId, '_User', key), key.field).toBeNull();
+    }
+    expect(await store.get(appId, '_User', String(second.objectId))).toBeNull();
+  }, 120_000);
+
+  it('puts back the channel copies of installations an interrupted run wrote after its last checkpoint', async () => {
+    const appId = 'cassimport3';
+    const dir = exportDir();
+    const installations = Array.from({ length: 12 }, (_, index) => exportedInstallation(index + 1, { channels: ['resume'] }));
+    const path = writeJsonLines(join(dir, '_Installation.0.jsonl'), '_Installation', installations);
+    await runImport(store, dir, appId, [path]);
+    // A run that stopped after writing the rows but before their copies, and before any checkpoint.
+    const admin = await connectAdmin();
+    try {
+      for (const installation of installations.slice(0, 5)) {
+        await admin.execute(`DELETE FROM ${keyspace}.installations_by_channel WHERE app_id = ? AND channel = ? AND shard = ? AND object_id = ?`, [
+          appId,
+          'resume',
+          store.installations.shardOf(String(installation.objectId)),
+          installation.objectId,
+        ]);
+      }
+    } finally {
+      await admin.shutdown();
+    }
+    expect((await scannedInstallations(store, appId, { kind: 'channel', channel: 'resume' })).size).toBe(7);
+    const file = await describeExportFile(path);
+    writeImportState(join(dir, 'state.json'), {
+      version: 1,
+      appId,
+      files: { [path]: { fingerprint: file.fingerprint, offset: file.dataStart.offset, line: file.dataStart.line, done: false } },
+      tally: {},
+      rejectBytes: 0,
+      inFlightRows: 8,
+    });
+
+    const resumed = await runImport(store, dir, appId, [path]);
+    expect(resumed.tally._Installation).toEqual({ read: 12, imported: 0, present: 12, rejected: 0 });
+    expect((await scannedInstallations(store, appId, { kind: 'channel', channel: 'resume' })).size).toBe(12);
+  }, 120_000);
+});
