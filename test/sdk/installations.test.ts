@@ -115,7 +115,7 @@ describe('saving an installation', () => {
     expect((await stored(idOf(installation))).badge).toBe(4);
   });
 
-  it('saves several installations at once with saveAll (through /1.1/batch)', async () => {
+  it('saves, fetches and (with the master key) deletes several installations at once through /1.1/batch', async () => {
     const tag = channel('batch');
     const devices = [iosToken(), iosToken(), iosToken()].map((token) => {
       const installation = new AV.Installation();
@@ -127,6 +127,13 @@ describe('saving an installation', () => {
     expect(servedRequests(log.lines.slice(before)).map((r) => [r.method, r.path, r.status])).toEqual([['POST', '/1.1/batch', 200]]);
     expect(devices.every((device) => device.id !== undefined)).toBe(true);
     expect(await countWhere({ channels: tag })).toBe(3);
+
+    const fetched = devices.map((device) => AV.Object.createWithoutData('_Installation', idOf(device)));
+    await AV.Object.fetchAll(fetched);
+    expect(fetched.map((device) => device.get('channels'))).toEqual([[tag], [tag], [tag]]);
+
+    await AV.Object.destroyAll(devices, { useMasterKey: true });
+    expect(await countWhere({ channels: tag })).toBe(0);
   });
 });
 

@@ -93,6 +93,14 @@ describe('paging, order, keys and counts', () => {
     expect((await inGroup().ascending('score').first())?.id).toBe(ids.bob);
   });
 
+  it('sends a query too long for a URL as a GET inside POST /1.1/batch, answered the same', async () => {
+    const decoys = Array.from({ length: 150 }, (_, i) => `${group}-decoy-${i}`);
+    const before = log.lines.length;
+    const found = await inGroup().containedIn('username', [...decoys, `${group}-ada`, `${group}-cat`]).find();
+    expect(servedRequests(log.lines.slice(before)).map((r) => [r.method, r.path, r.status])).toEqual([['POST', '/1.1/batch', 200]]);
+    expect(names(found).sort()).toEqual(['ada', 'cat']);
+  });
+
   it('gets one user by id through GET /1.1/classes/_User/<id>', async () => {
     const user = await new AV.Query(AV.User).get(ids.cyd ?? '');
     expect(user.get('score')).toBe(75);
