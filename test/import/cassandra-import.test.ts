@@ -87,7 +87,7 @@ describe('herald import on Cassandra', () => {
           'resume',
           store.installations.shardOf(String(installation.objectId)),
           installation.objectId,
-        ]);
+        ], { prepare: true });
       }
     } finally {
       await admin.shutdown();
