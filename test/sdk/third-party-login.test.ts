@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { userClass } from '../../src/accounts/user-fields.ts';
 import { startAppleKeys, type AppleKeys } from '../support/apple-jwks.ts';
 import { memoryLogger } from '../support/memory-logger.ts';
 import { idOf, initSdk, type Sdk, type SdkAuthData } from '../support/sdk-client.ts';
@@ -45,6 +46,13 @@ async function appleAuthData(uid: string, subject = uid): Promise<SdkAuthData> {
   return data as unknown as SdkAuthData;
 }
 
+/** The authData as stored, without the view answers go through (which also shows svc_apple as lc_apple). */
+async function storedAuthData(objectId: string): Promise<unknown> {
+  const user = await h.herald.runtime.store.get(h.app.id, userClass, objectId);
+  expect(user, `no stored user ${objectId}`).not.toBeNull();
+  return user?.authData;
+}
+
 async function userCount(): Promise<number> {
   const res = await h.request('GET', '/1.1/users?count=1&limit=0', { master: true });
   return res.body.count as number;
@@ -78,12 +86,41 @@ describe('loginWithAuthData', () => {
     const uid = unique('apple');
     const authData = await appleAuthData(uid);
     const user = await AV.User.loginWithAuthData(authData, 'svc_apple');
-    expect((await stored(idOf(user))).authData).toMatchObject({ svc_apple: authData });
+    expect(await storedAuthData(idOf(user))).toEqual({ svc_apple: authData });
 
     const forged = await appleAuthData(unique('apple'), 'someone-else');
     const before = await userCount();
     await expect(AV.User.loginWithAuthData(forged, 'svc_apple')).rejects.toMatchObject({ code: 1, message: expect.stringContaining('identity_token') });
     expect(await userCount()).toBe(before);
+  });
+
+  it('signs in under lc_apple, the hosted SDKs\' key, into the user Herald keeps under svc_apple, and sees lc_apple linked', async () => {
+    const uid = unique('lcapple');
+    const authData = await appleAuthData(uid);
+    const user = await AV.User.loginWithAuthData(authData, 'lc_apple');
+    expect(await storedAuthData(idOf(user))).toEqual({ svc_apple: authData });
+    expect(Object.keys(user.get('authData') as object)).toContain('lc_apple');
+
+    // A user a Herald client created under svc_apple is the one the SDK reaches under lc_apple.
+    await AV.User.logOut();
+    const other = await appleAuthData(unique('svcapple'));
+    const created = await h.request('POST', '/1.1/users', { body: { authData: { svc_apple: other } } });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    expect((await AV.User.loginWithAuthData(other, 'lc_apple')).id).toBe(created.body.objectId);
+
+    const forged = await appleAuthData(unique('lcapple'), 'someone-else');
+    const before = await userCount();
+    await expect(AV.User.loginWithAuthData(forged, 'lc_apple')).rejects.toMatchObject({ code: 1, message: expect.stringContaining('identity_token') });
+    expect(await userCount()).toBe(before);
+  });
+
+  it('signs in with qq sending openid, which Herald keeps as the account\'s uid, into the same user each time', async () => {
+    const authData = { openid: unique('QQ'), access_token: 'qq-token', expires_in: 7776000 };
+    const first = await AV.User.loginWithAuthData(authData, 'qq');
+    expect(await storedAuthData(idOf(first))).toEqual({ qq: { ...authData, uid: authData.openid } });
+    await AV.User.logOut();
+    expect((await AV.User.loginWithAuthData(authData, 'qq')).id).toBe(first.id);
+    expect((await AV.User.loginWithAuthData({ ...authData, access_token: 'refreshed' }, 'qq')).id).toBe(first.id);
   });
 
   it('with failOnNotExist answers 211 for an account no user holds, creating no one', async () => {
