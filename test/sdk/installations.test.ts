@@ -115,6 +115,28 @@ describe('saving an installation', () => {
     expect((await stored(idOf(installation))).badge).toBe(4);
   });
 
+  it('answers a relaunch save with fetchWhenSave with the stored installation, fields it did not send included', async () => {
+    const token = iosToken();
+    const first = new AV.Installation();
+    first.set({ deviceType: 'ios', deviceToken: token, channels: ['kept'], badge: 7 });
+    await first.save();
+
+    const relaunch = new AV.Installation();
+    relaunch.set({ deviceType: 'ios', deviceToken: token, timeZone: 'Asia/Tokyo' });
+    await relaunch.save(null, { fetchWhenSave: true });
+    expect(relaunch.id).toBe(first.id);
+    expect(relaunch.toJSON()).toMatchObject({ channels: ['kept'], badge: 7, timeZone: 'Asia/Tokyo' });
+  });
+
+  it('refuses a conditional save of an installation and writes nothing', async () => {
+    const installation = new AV.Installation();
+    installation.set({ deviceType: 'ios', deviceToken: iosToken(), badge: 1 });
+    await installation.save();
+    installation.set('badge', 2);
+    await expect(installation.save(null, { query: new AV.Query(AV.Installation).equalTo('badge', 1) })).rejects.toMatchObject({ code: 1 });
+    expect((await stored(idOf(installation))).badge).toBe(1);
+  });
+
   it('saves, fetches and (with the master key) deletes several installations at once through /1.1/batch', async () => {
     const tag = channel('batch');
     const devices = [iosToken(), iosToken(), iosToken()].map((token) => {
