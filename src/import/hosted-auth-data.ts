@@ -1,3 +1,4 @@
+import { toHeraldAuthData } from '../accounts/auth-data/hosted-platform-keys.ts';
 import { acceptsUnionLogin, assertPlatformKey, platformKindFor } from '../accounts/auth-data/platform-registry.ts';
 import { unionIdFieldName, unionIdOf } from '../accounts/auth-data/union-id.ts';
 import { unionIdFieldPattern } from '../accounts/user-fields.ts';
@@ -12,22 +13,10 @@ export interface ImportedAuthData {
 }
 
 /**
- * The platforms of an exported `authData` under Herald's keys (`lc_apple`
- * is `svc_apple`), each object as Herald stores it.
- *
- * THE ONE PLACE where the shared mapping of the hosted service's platform
- * keys (being written under src/accounts/auth-data/, for the API's reading
- * of the SDKs' authData too) is to be called. Until it lands, platforms are
- * kept under their exported keys, which is right for every platform whose
- * key is the same in both (`weixin`, `weibo`, custom keys).
- */
-function heraldPlatforms(platforms: Record<string, unknown>): Record<string, unknown> {
-  return platforms;
-}
-
-/**
- * Reads an exported `authData`: an object of platform objects, kept as
- * exported under Herald's keys (stored data is only read back; the store's
+ * Reads an exported `authData`: an object of platform objects, each under
+ * Herald's key for it and in the form the API stores a client's (`lc_apple`
+ * is `svc_apple`; a `qq` object with `openid` also gets `uid`), otherwise
+ * as exported (stored data is only read back; the store's
  * `_User` descriptor finds each identity, so logins find the user exactly
  * as after a sign-up). The hosted service keeps the mark of a union's main
  * account inside authData (`authData._weixin_unionid = {uid}`); Herald keeps
@@ -46,7 +35,8 @@ export function readExportedAuthData(value: unknown): ImportedAuthData {
     else fail(ErrorCode.invalidFieldName, `authData.${key} is neither a platform nor a union mark (_<platform>_unionid)`);
   }
   const authData: ImportedAuthData['authData'] = {};
-  for (const [key, platformObject] of Object.entries(heraldPlatforms(platforms))) {
+  // The API's own mapping of the hosted spellings: `lc_apple` is `svc_apple`, a `qq` object with `openid` gets `uid`.
+  for (const [key, platformObject] of Object.entries(toHeraldAuthData(platforms))) {
     assertPlatformKey(key);
     if (!isJsonObject(platformObject)) fail(ErrorCode.invalidType, `authData.${key} must be an object`);
     authData[key] = platformObject;

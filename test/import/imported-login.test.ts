@@ -23,15 +23,17 @@ let h: TestHerald;
 const dir = exportDir();
 const documented = exportedUser(1, { username: 'documented', salt: documentedSalt, password: documentedHash, sessionToken: 'exported-session-1' });
 const wechat = exportedUser(2, { authData: { weixin: { openid: 'wx-openid-2', access_token: 'old', expires_in: 7200 } } });
+// The hosted SDKs' QQ objects carry the user's id as openid.
+const qq = exportedUser(3, { authData: { qq: { openid: 'qq-openid-3', access_token: 'old', expires_in: 7200 } } });
 const phone = exportedInstallation(4, { channels: ['imported-news'] });
 
 beforeAll(async () => {
   h = await startTestHerald();
   const summary = await runImport(h.herald.runtime.store, dir, h.app.id, [
-    writeJsonLines(join(dir, '_User.0.jsonl'), '_User', [documented, wechat]),
+    writeJsonLines(join(dir, '_User.0.jsonl'), '_User', [documented, wechat, qq]),
     writeJsonLines(join(dir, '_Installation.0.jsonl'), '_Installation', [phone, exportedInstallation(5)]),
   ]);
-  expect(summary.tally).toMatchObject({ _User: { imported: 2 }, _Installation: { imported: 2 } });
+  expect(summary.tally).toMatchObject({ _User: { imported: 3 }, _Installation: { imported: 2 } });
 });
 afterAll(async () => {
   await h?.close();
@@ -65,6 +67,10 @@ it('logs the imported user of a third-party account in rather than creating anot
   const login = await h.request('POST', '/1.1/users', { body: { authData: { weixin: { openid: 'wx-openid-2', access_token: 'new', expires_in: 7200 } } } });
   expect(login.status, JSON.stringify(login.body)).toBe(200);
   expect(login.body).toMatchObject({ objectId: wechat.objectId, username: 'user2' });
+
+  const qqLogin = await h.request('POST', '/1.1/users', { body: { authData: { qq: { openid: 'qq-openid-3', access_token: 'new', expires_in: 7200 } } } });
+  expect(qqLogin.status, JSON.stringify(qqLogin.body)).toBe(200);
+  expect(qqLogin.body).toMatchObject({ objectId: qq.objectId, username: 'user3' });
 });
 
 it('finds an imported installation by its channel, as a channel push reads its audience, and through the API', async () => {

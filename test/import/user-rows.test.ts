@@ -98,6 +98,12 @@ describe('an exported user', () => {
     expect(user._weibo_unionid).toEqual({ uid: 'u9' });
   });
 
+  it("stores third-party platforms under Herald's keys, as the API stores the SDKs' spellings", () => {
+    const apple = { uid: 'apple-user', identity_token: 'jwt', code: 'c' };
+    const user = readUserRow(exported({ authData: { lc_apple: apple, qq: { openid: 'qq-openid', access_token: 't', expires_in: 7200 } } }), options);
+    expect(user.authData).toEqual({ svc_apple: apple, qq: { openid: 'qq-openid', uid: 'qq-openid', access_token: 't', expires_in: 7200 } });
+  });
+
   it('leaves out fields the export holds as null where Herald has none', () => {
     const user = readUserRow(exported({ email: null, mobilePhoneNumber: null, emailVerified: null, authData: null }), options);
     expect(user).not.toHaveProperty('email');
@@ -122,6 +128,7 @@ describe('an exported user', () => {
     ['a value that is an operation', { score: { __op: 'Increment', amount: 1 } }, 111, /operation/],
     ['authData that is not an object', { authData: 'weixin' }, 111, /authData must be an object/],
     ['a reserved authData key that is no union mark', { authData: { _secret: {} } }, 105, /neither a platform nor a union mark/],
+    ['both spellings of one platform naming two accounts', { authData: { lc_apple: { uid: 'a' }, svc_apple: { uid: 'b' } } }, 105, /name different accounts/],
     ['a session token that is not a string', { sessionToken: 7 }, 111, /sessionToken must be a string/],
   ];
   for (const [what, fields, code, message] of refused) {
