@@ -1,0 +1,237 @@
+/**
+ * `npm run bench:import [-- --users 1000000] [--installations 0] [--store sqlite|cassandra] [--concurrency N] [--keep]`
+ *
+ * Writes an export of N users (and optionally installations) as the hosted
+ * service's console does — JSON Lines after a `#filetype` header, each user
+ * with a password hash and salt, a session token, an ACL, some with a
+ * mobile number, a third-party account and custom fields — then runs
+ * `herald import` on it as its own process, on the embedded store (a fresh
+ * data directory) or on the local Cassandra (a fresh keyspace, dropped
+ * afterwards). Reports rows/s of the import, its CPU seconds and peak RSS,
+ * and its RSS as the file is read (from the checkpoint it keeps), which
+ * should stay flat whatever the file's size. Fails unless every row was
+ * imported. Results go to bench/results/import-<store>[-<users>].json.
+ */
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { once } from 'node:events';
+import { parseArgs } from 'node:util';
+import { hostedPasswordHash } from '../src/accounts/legacy-password.ts';
+import type { ImportSummary } from '../src/import/import-run.ts';
+import type { ImportState } from '../src/import/import-state.ts';
+import { dropKeyspace } from '../test/store/cassandra-test-keyspace.ts';
+import { serviceEndpoints } from '../test/support/service-endpoints.ts';
+import { cpuSeconds, memoryStats } from './push/process-stats.ts';
+
+const { values } = parseArgs({
+  options: {
+    users: { type: 'string', default: '1000000' },
+    installations: { type: 'string', default: '0' },
+    store: { type: 'string', default: 'sqlite' },
+    concurrency: { type: 'string' },
+    keep: { type: 'boolean', default: false },
+  },
+});
+
+function fail(message: string): never {
+  process.stderr.write(`bench: ${message}\n`);
+  process.exit(2);
+}
+
+function count(name: string, text: string, min: number): number {
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < min) fail(`--${name} must be an integer ≥ ${min}, not ${text}`);
+  return value;
+}
+
+const users = count('users', values.users, 1);
+const installations = count('installations', values.installations, 0);
+const store = values.store;
+if (store !== 'sqlite' && store !== 'cassandra') fail(`--store is sqlite or cassandra, not ${store}`);
+const concurrency = values.concurrency === undefined ? undefined : count('concurrency', values.concurrency, 1);
+const root = resolve(import.meta.dirname, '..');
+const appId = 'benchimport';
+const work = mkdtempSync(join(tmpdir(), 'herald-import-bench-'));
+const keyspace = `herald_bench_import_${randomBytes(4).toString('hex')}`;
+
+/** Salts and their hashes of "password-<i>", computed once: the importer checks a hash's form, not its value. */
+const passwords = Array.from({ length: 64 }, (_, index) => {
+  const salt = randomBytes(24).toString('hex').slice(0, 48);
+  return { salt, hash: hostedPasswordHash(salt, `password-${index}`) };
+});
+
+function userRow(n: number): Record<string, unknown> {
+  const objectId = n.toString(16).padStart(24, '0');
+  const { salt, hash } = passwords[n % passwords.length] as { salt: string; hash: string };
+  const created = Date.UTC(2018, 0, 1) + n * 60_000;
+  return {
+    salt,
+    password: hash,
+    sessionToken: `${objectId}${randomBytes(8).toString('hex')}`,
+    username: `user${n}`,
+    email: `user${n}@example.com`,
+    emailVerified: n % 3 === 0,
+    ...(n % 2 === 0 ? { mobilePhoneNumber: `+86138${String(n).padStart(8, '0')}`, mobilePhoneVerified: true } : { mobilePhoneVerified: false }),
+    ...(n % 10 === 0 ? { authData: { weixin: { openid: `wx-${objectId}`, access_token: 'token', expires_in: 7200 } } } : {}),
+    nickname: `Player ${n}`,
+    level: n % 100,
+    birthday: { __type: 'Date', iso: new Date(Date.UTC(1990, 0, 1) + (n % 10_000) * 86_400_000).toISOString() },
+    ACL: { '*': { read: true }, [objectId]: { read: true, write: true } },
+    objectId,
+    createdAt: new Date(created).toISOString(),
+    updatedAt: new Date(created + 86_400_000).toISOString(),
+  };
+}
+
+function installationRow(n: number): Record<string, unknown> {
+  const ios = n % 2 === 0;
+  return {
+    objectId: `i${n.toString(16).padStart(23, '0')}`,
+    deviceType: ios ? 'ios' : 'android',
+    ...(ios ? { deviceToken: n.toString(16).padStart(64, '0') } : { installationId: `android${n}`, registrationId: `fcm-${n}-${randomBytes(8).toString('hex')}`, vendor: 'fcm' }),
+    channels: n % 3 === 0 ? ['news', 'sports'] : ['news'],
+    timeZone: 'Asia/Shanghai',
+    badge: 0,
+    createdAt: '2021-03-04T05:06:07.089Z',
+    updatedAt: '2022-03-04T05:06:07.089Z',
+  };
+}
+
+/** Streams rows to a file a block at a time, so writing a million rows holds a block in memory. */
+async function writeExport(path: string, className: string, rows: number, row: (n: number) => Record<string, unknown>): Promise<number> {
+  const out = createWriteStream(path);
+  out.write(`#filetype:JSON-streaming {"type":"Class","class":"${className}"}\n`);
+  let block: string[] = [];
+  for (let n = 0; n < rows; n += 1) {
+    block.push(JSON.stringify(row(n)));
+    if (block.length === 5000 || n === rows - 1) {
+      if (!out.write(`${block.join('\n')}\n`)) await once(out, 'drain');
+      block = [];
+    }
+  }
+  out.end();
+  await once(out, 'finish');
+  return statSync(path).size;
+}
+
+interface Sample {
+  seconds: number;
+  rssMb: number;
+  /** Share of the export's bytes settled, from the import's checkpoint. */
+  share: number;
+}
+
+async function runImport(files: string[], totalBytes: number): Promise<{ summary: ImportSummary; samples: Sample[]; peakRssMb: number; cpu: number; wall: number; exitCode: number | null }> {
+  const storeEnv: Record<string, string> =
+    store === 'cassandra'
+      ? {
+          HERALD_STORE: 'cassandra',
+          HERALD_CASSANDRA_CONTACT_POINTS: serviceEndpoints.cassandra.contactPoints.join(','),
+          HERALD_CASSANDRA_LOCAL_DC: serviceEndpoints.cassandra.localDataCenter,
+          HERALD_CASSANDRA_KEYSPACE: keyspace,
+        }
+      : {};
+  const nodeFlags = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { config: { nodeFlags: string } }).config.nodeFlags.split(' ').filter(Boolean);
+  const args = [...nodeFlags, join(root, 'src/main.ts'), 'import', '--app', appId, '--json', ...(concurrency === undefined ? [] : ['--concurrency', String(concurrency)]), ...files];
+  const started = performance.now();
+  const child = spawn(process.execPath, args, {
+    cwd: work,
+    env: { ...process.env, HERALD_CONFIG: '', HERALD_DATA_DIR: join(work, 'data'), HERALD_APP_ID: appId, HERALD_APP_KEY: 'bench-import-key-0123', HERALD_MASTER_KEY: 'bench-import-master-0123', ...storeEnv },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let stdout = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  const samples: Sample[] = [];
+  let peakRssMb = 0;
+  let cpu = 0;
+  const statePath = join(work, `herald-import-${appId}.state.json`);
+  const sample = (): void => {
+    try {
+      const memory = memoryStats(child.pid as number);
+      cpu = cpuSeconds(child.pid as number);
+      peakRssMb = Math.max(peakRssMb, memory.peakRssMb);
+      samples.push({ seconds: (performance.now() - started) / 1000, rssMb: memory.rssMb, share: settledShare(statePath, totalBytes) });
+    } catch {
+      // The process is gone; its last reading stands.
+    }
+  };
+  const timer = setInterval(sample, 1000);
+  const [exitCode] = (await once(child, 'exit')) as [number | null];
+  clearInterval(timer);
+  const wall = (performance.now() - started) / 1000;
+  if (exitCode !== 0) fail(`herald import exited with ${exitCode}:\n${stdout}`);
+  return { summary: JSON.parse(stdout) as ImportSummary, samples, peakRssMb, cpu, wall, exitCode };
+}
+
+function settledShare(statePath: string, totalBytes: number): number {
+  if (!existsSync(statePath)) return 0;
+  try {
+    const state = JSON.parse(readFileSync(statePath, 'utf8')) as ImportState;
+    return Object.values(state.files).reduce((sum, file) => sum + file.offset, 0) / totalBytes;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/** RSS by tenth of the file settled: the highest reading in each tenth. */
+function rssByTenth(samples: readonly Sample[]): (number | null)[] {
+  return Array.from({ length: 10 }, (_, tenth) => {
+    const inTenth = samples.filter((sample) => sample.share >= tenth / 10 && sample.share < (tenth + 1) / 10);
+    return inTenth.length === 0 ? null : Math.round(Math.max(...inTenth.map((sample) => sample.rssMb)));
+  });
+}
+
+async function main(): Promise<void> {
+  process.stdout.write(`bench: writing ${users.toLocaleString('en-US')} users${installations > 0 ? ` and ${installations.toLocaleString('en-US')} installations` : ''} to ${work}\n`);
+  const files = [join(work, '_User.0.jsonl')];
+  let totalBytes = await writeExport(files[0] as string, '_User', users, userRow);
+  if (installations > 0) {
+    files.push(join(work, '_Installation.0.jsonl'));
+    totalBytes += await writeExport(files[1] as string, '_Installation', installations, installationRow);
+  }
+  process.stdout.write(`bench: ${(totalBytes / 1e6).toFixed(0)} MB of export; importing into the ${store} store…\n`);
+  try {
+    const run = await runImport(files, totalBytes);
+    const tally = run.summary.tally;
+    const expected = { _User: users, ...(installations > 0 ? { _Installation: installations } : {}) };
+    for (const [className, rows] of Object.entries(expected)) {
+      const counts = tally[className];
+      if (counts?.read !== rows || counts.imported !== rows) fail(`${className}: expected ${rows} rows imported, got ${JSON.stringify(counts)}`);
+    }
+    const rows = users + installations;
+    const result = {
+      store,
+      users,
+      installations,
+      exportBytes: totalBytes,
+      importSeconds: Number(run.summary.seconds.toFixed(1)),
+      rowsPerSecond: Math.round(rows / run.summary.seconds),
+      wallSeconds: Number(run.wall.toFixed(1)),
+      cpuSeconds: Number(run.cpu.toFixed(1)),
+      peakRssMb: Math.round(run.peakRssMb),
+      rssMbByTenthOfFile: rssByTenth(run.samples),
+      concurrency: concurrency ?? (store === 'cassandra' ? 64 : 8),
+      tally,
+      machine: { cpus: cpus().length, model: cpus()[0]?.model ?? '', loadAverage: loadavg().map((load) => Number(load.toFixed(2))), node: process.version },
+      date: new Date().toISOString(),
+    };
+    process.stdout.write(
+      `\nbench: ${rows.toLocaleString('en-US')} rows into ${store} in ${result.importSeconds} s: ${result.rowsPerSecond.toLocaleString('en-US')} rows/s, ` +
+        `${result.cpuSeconds} CPU s, peak RSS ${result.peakRssMb} MB\n` +
+        `bench: RSS (MB) by tenth of the file settled: ${result.rssMbByTenthOfFile.map((mb) => mb ?? '-').join(' ')}\n`,
+    );
+    mkdirSync(join(root, 'bench/results'), { recursive: true });
+    const name = `import-${store}${users === 1_000_000 && installations === 0 ? '' : `-${users}${installations > 0 ? `-${installations}` : ''}`}.json`;
+    writeFileSync(join(root, 'bench/results', name), `${JSON.stringify(result, null, 2)}\n`);
+    process.stdout.write(`bench: results in bench/results/${name}\n`);
+  } finally {
+    if (store === 'cassandra') await dropKeyspace(keyspace).catch(() => undefined);
+    if (values.keep) process.stdout.write(`bench: kept ${work}\n`);
+    else rmSync(work, { recursive: true, force: true });
+  }
+}
+
+await main();
