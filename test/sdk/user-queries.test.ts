@@ -12,8 +12,12 @@ import { startTestHerald, type TestHerald } from '../support/test-herald.ts';
 let h: TestHerald;
 let AV: Sdk;
 const log = memoryLogger('debug');
-/** The users of this file, all in one `group`, by username suffix. */
-const group = `g${Date.now().toString(36)}`;
+/**
+ * The users of this file, all in one `group`, by username suffix. Digits
+ * only after the `g`, so that a letter a condition looks for (`contains`)
+ * is never in the group's part of a username.
+ */
+const group = `g${Date.now()}${process.pid}`;
 const ids: Record<string, string> = {};
 
 beforeAll(async () => {
