@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { idOf, initSdk, type Sdk } from '../support/sdk-client.ts';
+import { idOf, initSdk, type Sdk, uniqueName } from '../support/sdk-client.ts';
 import { startSmtpSink, type ReceivedMail, type SmtpSink } from '../support/smtp-sink.ts';
 import { startTestHerald, type TestHerald } from '../support/test-herald.ts';
 
@@ -28,8 +28,6 @@ beforeEach(async () => {
   await AV.User.logOut();
 });
 
-let counter = 0;
-const unique = (prefix: string) => `${prefix}${Date.now().toString(36)}${counter++}`;
 
 const read = new Set<ReceivedMail>();
 /** The next message to `to` that the test has not read yet. */
@@ -66,7 +64,7 @@ function afterAMinute(): void {
 
 describe('email verification', () => {
   it('mails a verification link through SMTP when the SDK signs a user up with an email', async () => {
-    const email = `${unique('ann')}@example.com`;
+    const email = `${uniqueName('ann')}@example.com`;
     const user = await signUp(email);
     const mail = await nextMail(email);
     expect(mail.from).toBe('accounts@example.com');
@@ -75,7 +73,7 @@ describe('email verification', () => {
   });
 
   it('mails a new link on requestEmailVerify; opening it verifies the address in the store', async () => {
-    const email = `${unique('bea')}@example.com`;
+    const email = `${uniqueName('bea')}@example.com`;
     const user = await signUp(email);
     await nextMail(email);
     afterAMinute();
@@ -92,7 +90,7 @@ describe('email verification', () => {
   // unverified address as a claim, and its owner's proof ends everything else (docs/accounts.md,
   // "Who owns an account"), also for the person who registered it.
   it('differs from the hosted service: proving the address ends the SDK session and the password chosen at sign-up', async () => {
-    const email = `${unique('cal')}@example.com`;
+    const email = `${uniqueName('cal')}@example.com`;
     const user = await signUp(email, 'cal-pass-123');
     const link = linkIn(await nextMail(email), 'verifyEmail');
     expect((await fetch(link)).status).toBe(200);
@@ -103,7 +101,7 @@ describe('email verification', () => {
   });
 
   it('surfaces an unknown address (205), a missing one (204) and a second request within a minute (429), mailing nothing', async () => {
-    const email = `${unique('dee')}@example.com`;
+    const email = `${uniqueName('dee')}@example.com`;
     await signUp(email);
     await nextMail(email);
     afterAMinute();
@@ -112,7 +110,7 @@ describe('email verification', () => {
     const sent = sink.messages.length;
 
     await expect(AV.User.requestEmailVerify(email)).rejects.toMatchObject({ code: 429 });
-    await expect(AV.User.requestEmailVerify(`${unique('nobody')}@example.com`)).rejects.toMatchObject({ code: 205 });
+    await expect(AV.User.requestEmailVerify(`${uniqueName('nobody')}@example.com`)).rejects.toMatchObject({ code: 205 });
     await expect(AV.User.requestEmailVerify('')).rejects.toMatchObject({ code: 204 });
     expect(sink.messages.length).toBe(sent);
   });
@@ -120,7 +118,7 @@ describe('email verification', () => {
 
 describe('password reset', () => {
   it('mails a reset link on requestPasswordReset; the password set through its form is the one the SDK logs in with', async () => {
-    const email = `${unique('eve')}@example.com`;
+    const email = `${uniqueName('eve')}@example.com`;
     const user = await signUp(email, 'forgotten-pass-1');
     await nextMail(email);
     await AV.User.logOut();
@@ -143,7 +141,7 @@ describe('password reset', () => {
 
   it('surfaces an unknown address as 205 and mails nothing', async () => {
     const sent = sink.messages.length;
-    await expect(AV.User.requestPasswordReset(`${unique('nobody')}@example.com`)).rejects.toMatchObject({ code: 205 });
+    await expect(AV.User.requestPasswordReset(`${uniqueName('nobody')}@example.com`)).rejects.toMatchObject({ code: 205 });
     expect(sink.messages.length).toBe(sent);
   });
 });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { memoryLogger } from '../support/memory-logger.ts';
-import { idOf, initSdk, updatePassword, type Sdk } from '../support/sdk-client.ts';
+import { idOf, initSdk, updatePassword, type Sdk, uniqueName } from '../support/sdk-client.ts';
 import { servedRequests } from '../support/served-requests.ts';
 import { startTestHerald, type TestHerald } from '../support/test-herald.ts';
 
@@ -25,12 +25,10 @@ beforeEach(async () => {
   await AV.User.logOut();
 });
 
-let counter = 0;
-const unique = (prefix: string) => `${prefix}${Date.now().toString(36)}${counter++}`;
 
 async function signUp(password = 'first-pass-1') {
   const user = new AV.User();
-  user.setUsername(unique('u'));
+  user.setUsername(uniqueName('u'));
   user.setPassword(password);
   return user.signUp();
 }

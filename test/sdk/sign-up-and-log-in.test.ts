@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { memoryLogger } from '../support/memory-logger.ts';
-import { idOf, initSdk, type Sdk } from '../support/sdk-client.ts';
+import { idOf, initSdk, type Sdk, uniqueName } from '../support/sdk-client.ts';
 import { servedRequests, type ServedRequest } from '../support/served-requests.ts';
 import { startTestHerald, type TestHerald } from '../support/test-herald.ts';
 
@@ -24,8 +24,6 @@ beforeEach(async () => {
   await AV.User.logOut();
 });
 
-let counter = 0;
-const unique = (prefix: string) => `${prefix}${Date.now().toString(36)}${counter++}`;
 
 /** The requests Herald answered while `run` ran. */
 async function servedDuring(run: () => Promise<unknown>): Promise<ServedRequest[]> {
@@ -51,7 +49,7 @@ async function stored(objectId: string) {
 
 describe('sign-up', () => {
   it('creates the user on Herald through POST /1.1/users, signed with X-LC-Sign, and holds the session Herald issued', async () => {
-    const username = unique('ann');
+    const username = uniqueName('ann');
     const user = new AV.User();
     user.setUsername(username);
     user.setPassword('first-pass-1');
@@ -72,7 +70,7 @@ describe('sign-up', () => {
   });
 
   it('answers a taken username with 202, and Herald keeps one user of that name', async () => {
-    const username = unique('dup');
+    const username = uniqueName('dup');
     await signUp({ username, password: 'first-pass-1' });
     await expect(signUp({ username, password: 'other-pass-1' })).rejects.toMatchObject({ code: 202 });
     const found = await h.request('GET', `/1.1/users?where=${encodeURIComponent(JSON.stringify({ username }))}&count=1&limit=0`, { master: true });
@@ -82,7 +80,7 @@ describe('sign-up', () => {
 
 describe('log-in', () => {
   it('logs in by username and by email through POST /1.1/login with the session Herald holds for the user', async () => {
-    const username = unique('bea');
+    const username = uniqueName('bea');
     const email = `${username}@example.com`;
     const created = await signUp({ username, password: 'bea-pass-12', email });
     await AV.User.logOut();
@@ -101,7 +99,7 @@ describe('log-in', () => {
   });
 
   it('surfaces a wrong password as 210 and a lock-out as 219 (also for the right password), as Herald counts failures', async () => {
-    const username = unique('cal');
+    const username = uniqueName('cal');
     await signUp({ username, password: 'cal-pass-12' });
     await AV.User.logOut();
     for (let attempt = 1; attempt <= 6; attempt++) await expect(AV.User.logIn(username, 'wrong-pass')).rejects.toMatchObject({ code: 210 });
@@ -112,13 +110,13 @@ describe('log-in', () => {
   });
 
   it('answers an unknown username with 211', async () => {
-    await expect(AV.User.logIn(unique('nobody'), 'whatever-1')).rejects.toMatchObject({ code: 211 });
+    await expect(AV.User.logIn(uniqueName('nobody'), 'whatever-1')).rejects.toMatchObject({ code: 211 });
   });
 });
 
 describe('sessions', () => {
   it('become restores the user of a session token through GET /1.1/users/me', async () => {
-    const username = unique('dee');
+    const username = uniqueName('dee');
     const created = await signUp({ username, password: 'dee-pass-12' });
     const token = created.getSessionToken();
     await AV.User.logOut();
@@ -136,7 +134,7 @@ describe('sessions', () => {
   });
 
   it('refreshSessionToken replaces the token on Herald: the old one is refused, the SDK goes on with the new one', async () => {
-    const created = await signUp({ username: unique('eve'), password: 'eve-pass-12' });
+    const created = await signUp({ username: uniqueName('eve'), password: 'eve-pass-12' });
     const old = created.getSessionToken();
     await created.refreshSessionToken();
     const fresh = AV.User.current()?.getSessionToken();
@@ -147,7 +145,7 @@ describe('sessions', () => {
   });
 
   it('destroy deletes the current user through DELETE /1.1/classes/_User/<id>', async () => {
-    const created = await signUp({ username: unique('fay'), password: 'fay-pass-12' });
+    const created = await signUp({ username: uniqueName('fay'), password: 'fay-pass-12' });
     const served = await servedDuring(() => created.destroy());
     expect(served.map((r) => [r.method, r.path, r.status])).toEqual([['DELETE', `/1.1/classes/_User/${idOf(created)}`, 200]]);
     expect((await h.request('GET', `/1.1/users/${idOf(created)}`, { master: true })).body.code).toBe(211);

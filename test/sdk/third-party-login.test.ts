@@ -3,7 +3,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { userClass } from '../../src/accounts/user-fields.ts';
 import { startAppleKeys, type AppleKeys } from '../support/apple-jwks.ts';
 import { memoryLogger } from '../support/memory-logger.ts';
-import { idOf, initSdk, type Sdk, type SdkAuthData } from '../support/sdk-client.ts';
+import { idOf, initSdk, type Sdk, type SdkAuthData, uniqueName } from '../support/sdk-client.ts';
 import { servedRequests } from '../support/served-requests.ts';
 import { startTestHerald, type TestHerald } from '../support/test-herald.ts';
 
@@ -31,8 +31,6 @@ beforeEach(async () => {
   await AV.User.logOut();
 });
 
-let counter = 0;
-const unique = (prefix: string) => `${prefix}${Date.now().toString(36)}${counter++}`;
 
 async function stored(objectId: string) {
   const res = await h.request('GET', `/1.1/users/${objectId}`, { master: true });
@@ -60,9 +58,9 @@ async function userCount(): Promise<number> {
 
 describe('loginWithAuthData', () => {
   it.each([
-    ['weixin', () => ({ openid: unique('wx'), access_token: 'wx-token', expires_in: 7200 })],
-    ['weibo', () => ({ uid: unique('wb'), access_token: 'wb-token', expiration_in: '36000' })],
-    ['github', () => ({ uid: unique('gh'), access_token: 'gh-token' })],
+    ['weixin', () => ({ openid: uniqueName('wx'), access_token: 'wx-token', expires_in: 7200 })],
+    ['weibo', () => ({ uid: uniqueName('wb'), access_token: 'wb-token', expiration_in: '36000' })],
+    ['github', () => ({ uid: uniqueName('gh'), access_token: 'gh-token' })],
   ])('creates a user linked to a new %s account through POST /1.1/users, and logs the same account into it again', async (platform, make) => {
     const authData = make();
     const before = log.lines.length;
@@ -83,19 +81,19 @@ describe('loginWithAuthData', () => {
   });
 
   it('signs in with the mobile OS vendor (svc_apple), Herald checking the identity token against the vendor keys', async () => {
-    const uid = unique('apple');
+    const uid = uniqueName('apple');
     const authData = await appleAuthData(uid);
     const user = await AV.User.loginWithAuthData(authData, 'svc_apple');
     expect(await storedAuthData(idOf(user))).toEqual({ svc_apple: authData });
 
-    const forged = await appleAuthData(unique('apple'), 'someone-else');
+    const forged = await appleAuthData(uniqueName('apple'), 'someone-else');
     const before = await userCount();
     await expect(AV.User.loginWithAuthData(forged, 'svc_apple')).rejects.toMatchObject({ code: 1, message: expect.stringContaining('identity_token') });
     expect(await userCount()).toBe(before);
   });
 
   it('signs in under lc_apple, the hosted SDKs\' key, into the user Herald keeps under svc_apple, and sees lc_apple linked', async () => {
-    const uid = unique('lcapple');
+    const uid = uniqueName('lcapple');
     const authData = await appleAuthData(uid);
     const user = await AV.User.loginWithAuthData(authData, 'lc_apple');
     expect(await storedAuthData(idOf(user))).toEqual({ svc_apple: authData });
@@ -103,19 +101,19 @@ describe('loginWithAuthData', () => {
 
     // A user a Herald client created under svc_apple is the one the SDK reaches under lc_apple.
     await AV.User.logOut();
-    const other = await appleAuthData(unique('svcapple'));
+    const other = await appleAuthData(uniqueName('svcapple'));
     const created = await h.request('POST', '/1.1/users', { body: { authData: { svc_apple: other } } });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     expect((await AV.User.loginWithAuthData(other, 'lc_apple')).id).toBe(created.body.objectId);
 
-    const forged = await appleAuthData(unique('lcapple'), 'someone-else');
+    const forged = await appleAuthData(uniqueName('lcapple'), 'someone-else');
     const before = await userCount();
     await expect(AV.User.loginWithAuthData(forged, 'lc_apple')).rejects.toMatchObject({ code: 1, message: expect.stringContaining('identity_token') });
     expect(await userCount()).toBe(before);
   });
 
   it('signs in with qq sending openid, which Herald keeps as the account\'s uid, into the same user each time', async () => {
-    const authData = { openid: unique('QQ'), access_token: 'qq-token', expires_in: 7776000 };
+    const authData = { openid: uniqueName('QQ'), access_token: 'qq-token', expires_in: 7776000 };
     const first = await AV.User.loginWithAuthData(authData, 'qq');
     expect(await storedAuthData(idOf(first))).toEqual({ qq: { ...authData, uid: authData.openid } });
     await AV.User.logOut();
@@ -125,7 +123,7 @@ describe('loginWithAuthData', () => {
 
   it('with failOnNotExist answers 211 for an account no user holds, creating no one', async () => {
     const before = await userCount();
-    await expect(AV.User.loginWithAuthData({ uid: unique('gh'), access_token: 't' }, 'github', { failOnNotExist: true })).rejects.toMatchObject({ code: 211 });
+    await expect(AV.User.loginWithAuthData({ uid: uniqueName('gh'), access_token: 't' }, 'github', { failOnNotExist: true })).rejects.toMatchObject({ code: 211 });
     expect(await userCount()).toBe(before);
     expect(AV.User.current()).toBeNull();
   });
@@ -138,15 +136,15 @@ describe('loginWithAuthData', () => {
   });
 
   it('logs in by union id: a second platform with the same unionid reaches the same user, marked with _<platform>_unionid', async () => {
-    const unionId = unique('union');
-    const first = await AV.User.loginWithAuthDataAndUnionId({ openid: unique('wx'), access_token: 't', expires_in: 7200 }, 'weixin', unionId, {
+    const unionId = uniqueName('union');
+    const first = await AV.User.loginWithAuthDataAndUnionId({ openid: uniqueName('wx'), access_token: 't', expires_in: 7200 }, 'weixin', unionId, {
       unionIdPlatform: 'weixin',
       asMainAccount: true,
     });
     expect(await stored(idOf(first))).toMatchObject({ _weixin_unionid: { uid: unionId } });
     await AV.User.logOut();
 
-    const second = await AV.User.loginWithAuthDataAndUnionId({ openid: unique('mini'), access_token: 't', expires_in: 7200 }, 'wxapp', unionId, {
+    const second = await AV.User.loginWithAuthDataAndUnionId({ openid: uniqueName('mini'), access_token: 't', expires_in: 7200 }, 'wxapp', unionId, {
       unionIdPlatform: 'weixin',
     });
     expect(second.id).toBe(first.id);
@@ -157,10 +155,10 @@ describe('loginWithAuthData', () => {
 describe('linking the current user', () => {
   it('associateWithAuthData links an account through PUT /1.1/classes/_User/<id>; another user cannot take it (208)', async () => {
     const user = new AV.User();
-    user.setUsername(unique('linker'));
+    user.setUsername(uniqueName('linker'));
     user.setPassword('link-pass-12');
     await user.signUp();
-    const authData = { uid: unique('gh'), access_token: 'gh-token' };
+    const authData = { uid: uniqueName('gh'), access_token: 'gh-token' };
     const before = log.lines.length;
     await user.associateWithAuthData(authData, 'github');
     const served = servedRequests(log.lines.slice(before));
@@ -177,8 +175,8 @@ describe('linking the current user', () => {
   });
 
   it('a second link keeps the first (the SDK asks for the stored object back), and dissociateAuthData removes one', async () => {
-    const user = await AV.User.loginWithAuthData({ uid: unique('gh'), access_token: 't' }, 'github');
-    const weibo = { uid: unique('wb'), access_token: 't', expiration_in: '100' };
+    const user = await AV.User.loginWithAuthData({ uid: uniqueName('gh'), access_token: 't' }, 'github');
+    const weibo = { uid: uniqueName('wb'), access_token: 't', expiration_in: '100' };
     await user.associateWithAuthData(weibo, 'weibo');
     expect(Object.keys((await stored(idOf(user))).authData as object).sort()).toEqual(['github', 'weibo']);
     // The SDK saved with fetchWhenSave: its copy is the stored one, both links included.

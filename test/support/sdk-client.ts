@@ -48,3 +48,10 @@ interface PasswordChange {
 export function updatePassword(user: SdkUser, oldPassword: string, newPassword: string): Promise<unknown> {
   return (user as unknown as PasswordChange).updatePassword(oldPassword, newPassword);
 }
+
+let names = 0;
+/** A name no other test of this run takes: `prefix`, the time and a counter (usernames, emails, auth ids). */
+export function uniqueName(prefix: string): string {
+  names += 1;
+  return `${prefix}${Date.now().toString(36)}${names}`;
+}
