@@ -5,7 +5,6 @@ import { requireObjectId } from '../../push/records/record-ids.ts';
 import { deleteNotification, getNotification, getPushRecord, listNotifications } from '../../push/records/notifications.ts';
 import { cancelScheduledPush, listScheduledPushes } from '../../push/records/scheduled-messages.ts';
 import { submitPush } from '../../push/submit/submit-push.ts';
-import { isJsonObject } from '../../query/json-value.ts';
 import { parseQuery } from '../../query/parse-query.ts';
 import { callerOf, prodHeaderOf } from '../middleware/authenticate.ts';
 
@@ -17,23 +16,10 @@ function send(res: Response, body: object, status = 200): void {
   res.status(status).json(body);
 }
 
-/**
- * The hosted service's SDKs can target a push with `cql` (`AV.Push.send({cql})`,
- * its SQL-like query language), which Herald does not speak. Ignored like other
- * unknown parameters, it would leave the push without a condition: to every
- * installation of the app.
- */
-function refuseCql(body: unknown): void {
-  if (isJsonObject(body) && Object.hasOwn(body, 'cql')) {
-    fail(ErrorCode.internal, 'cql is not supported: target the push with where (a JSON query over _Installation) or channels.');
-  }
-}
-
 /** The push endpoints of SPEC.md under /1.1: sending, push records, scheduled pushes. */
 export function pushRoutes(deps: PushDeps): Router {
   const router = Router();
   const submit = (target: 'query' | 'devices') => async (req: Request, res: Response) => {
-    if (target === 'query') refuseCql(req.body);
     const bodyBytes = typeof res.locals.bodyBytes === 'number' ? res.locals.bodyBytes : 0;
     const result = await submitPush(deps, callerOf(res), { target, body: req.body, bodyBytes, prodHeader: prodHeaderOf(res) });
     // SPEC.md: a repeated req_id is answered with the first push, 200 rather than 201 Created.

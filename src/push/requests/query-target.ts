@@ -12,6 +12,10 @@ import type { QueryTarget } from './push-request.ts';
  * the query language installations are found with.
  */
 export function readQueryTarget(params: Params): QueryTarget {
+  // The hosted SDKs' `AV.Push.send({cql})`: ignored like other unknown parameters, it would leave the push to every installation.
+  if (param(params, 'cql') !== undefined) {
+    fail(ErrorCode.internal, 'cql is not supported: target the push with where (a JSON query over _Installation) or channels.');
+  }
   const given = readWhereJson(param(params, 'where'));
   const channels = readChannels(param(params, 'channels'));
   const whereJson = channels === null ? given : mergeChannels(given, channels);
