@@ -9,7 +9,7 @@ import { CassandraStore } from '../../src/store/cassandra/cassandra-store.ts';
 import type { CassandraStoreOptions } from '../../src/store/cassandra/cassandra-store-options.ts';
 import { migrateCassandra } from '../../src/store/cassandra/migrations.ts';
 import { objectBucket } from '../../src/store/cassandra/object-table.ts';
-import { pendingGraceMs } from '../../src/store/cassandra/unique-claims.ts';
+import { pendingGraceMs, UniqueClaims } from '../../src/store/cassandra/unique-claims.ts';
 import { eventually } from '../support/eventually.ts';
 import { memoryLogger } from '../support/memory-logger.ts';
 import { serviceEndpoints } from '../support/service-endpoints.ts';
@@ -145,6 +145,28 @@ describe('CassandraStore', () => {
     const user = newObject({ username: 'abandoned' });
     await store.insert(appId, '_User', user);
     expect(await claimRow(appId, 'username', 'abandoned')).toEqual({ objectId: user.objectId, confirmed: true });
+  });
+
+  it('refuses to take over a stale pending claim whose owner confirms it between the claimant judging it and taking it', async () => {
+    const appId = newAppId();
+    // A slow writer claimed the value long ago; its object write lands only
+    // after the claimant has read that the object does not hold the value.
+    await writeClaim(appId, 'username', 'late', 'slow-object', false, Date.now() - 2 * pendingGraceMs);
+    const session = { execute: (query: string, params?: unknown[], options?: object) => admin.execute(query, params, { prepare: true, ...options }) };
+    let objectLanded = false;
+    const claims = new UniqueClaims(session, keyspace, async (_app, _class, objectId) => {
+      if (objectId !== 'slow-object') return false;
+      if (objectLanded) return true;
+      // What the slow writer does right after this read: its object lands, and it confirms its claim.
+      objectLanded = true;
+      expect(await claims.confirmAll(appId, '_User', 'slow-object', [{ key: { field: 'username', value: 'late' }, claimId: 'crashed-writer', fresh: true }])).toBeNull();
+      return false;
+    });
+
+    const claiming = claims.acquireAll(appId, '_User', 'newcomer', [{ field: 'username', value: 'late' }]);
+    await expect(claiming).rejects.toEqual(new DuplicateValueError('username'));
+    expect(objectLanded).toBe(true);
+    expect(await claimRow(appId, 'username', 'late')).toEqual({ objectId: 'slow-object', confirmed: true });
   });
 
   it('streams a class over many small pages and answers the right ordered page', async () => {

@@ -21,7 +21,9 @@ import { consistency, type CqlSession } from './cassandra-client.ts';
  * - A claim is held while its object holds the value, and a pending claim
  *   for `pendingGraceMs` after it was written, as its object may be on the
  *   way. Any other claim is stale, and a claimant takes it over with
- *   `UPDATE … IF claim_id = <stale id>`: of several, exactly one wins.
+ *   `UPDATE … IF claim_id = <stale id> AND confirmed = <as seen>`: of
+ *   several, exactly one wins, and none once the owner has confirmed a
+ *   pending claim judged stale (its slow object write landed meanwhile).
  * - An object claiming a value whose claim already names it (a leftover of
  *   its own) marks it pending again under a new claim_id, so that a
  *   concurrent takeover of that stale-looking claim fails.
@@ -138,9 +140,11 @@ export class UniqueClaims {
       }
       if (await this.#holds(appId, className, current.objectId, key)) throw new DuplicateValueError(key.field);
       if (!current.confirmed && !(await this.#pendingExpired(params, current.claimId))) throw new DuplicateValueError(key.field);
+      // Only the claim as judged: had its owner confirmed it since (its object
+      // landed after the read above), taking it would give the value to two.
       const taken = await this.#session.execute(
-        `UPDATE ${this.#table} SET object_id = ?, claim_id = ?, confirmed = false WHERE ${this.#where} IF claim_id = ?`,
-        [objectId, claimId, ...params, current.claimId],
+        `UPDATE ${this.#table} SET object_id = ?, claim_id = ?, confirmed = false WHERE ${this.#where} IF claim_id = ? AND confirmed = ?`,
+        [objectId, claimId, ...params, current.claimId, current.confirmed],
       );
       if (taken.wasApplied()) return { key, claimId, fresh: true };
     }
