@@ -1,12 +1,14 @@
 import { Kafka, Partitioners, type Admin, type Producer } from 'kafkajs';
 import type { Logger } from '../../core/logger.ts';
 import type { Bus, OutgoingMessage, SubscribeOptions, Subscription, TopicSpec, TopicState } from '../../core/ports/bus.ts';
+import { partitionForKey } from '../key-partition.ts';
 import { checkTopicSpecs, compileSubscribeOptions } from '../subscribe-options.ts';
 import { compileKafkaBusOptions, type KafkaBusOptions, type KafkaBusSettings } from './kafka-bus-options.ts';
 import { toBusError } from './kafka-errors.ts';
 import { kafkaLogCreator, kafkaLogLevel } from './kafka-log.ts';
 import { KafkaSubscription } from './kafka-subscription.ts';
 import { LazyConnection } from './lazy-connection.ts';
+import { PartitionCounts } from './partition-counts.ts';
 import { topicMetadata } from './topic-metadata.ts';
 import { quietKafkaRequestQueues } from './idle-request-queue.ts';
 
@@ -21,6 +23,7 @@ export class KafkaBus implements Bus {
   readonly #kafka: Kafka;
   readonly #producer: LazyConnection<Producer>;
   readonly #admin: LazyConnection<Admin>;
+  readonly #partitionCounts: PartitionCounts;
   readonly #subscriptions = new Set<KafkaSubscription>();
   #closed: Promise<void> | null = null;
 
@@ -45,6 +48,7 @@ export class KafkaBus implements Bus {
       }),
     );
     this.#admin = new LazyConnection(this.#kafka.admin());
+    this.#partitionCounts = new PartitionCounts(() => this.#admin.get());
   }
 
   async ensureTopics(specs: readonly TopicSpec[]): Promise<TopicState[]> {
@@ -66,6 +70,7 @@ export class KafkaBus implements Bus {
       const metadata = await topicMetadata(admin, specs);
       return specs.map((spec) => {
         const partitions = metadata.topics.find((topic) => topic.name === spec.name)?.partitions.length ?? 0;
+        this.#partitionCounts.remember(spec.name, partitions);
         if (partitions !== spec.partitions) {
           this.#logger.warn({ topic: spec.name, partitions, wanted: spec.partitions }, 'topic exists with another partition count; kept as it is');
         }
@@ -76,17 +81,33 @@ export class KafkaBus implements Bus {
     }
   }
 
+  /**
+   * Sends one produce request per partition, all at once, and answers when
+   * every one has settled. kafkajs answers a request naming several partitions
+   * as one: when a single partition refuses (NOT_LEADER_OR_FOLLOWER while a
+   * leader moves, or on a topic just created), it sends the whole request again,
+   * and the partitions that had accepted would hold those messages twice. Split
+   * this way, a retry repeats only what was refused. The partition is the one
+   * kafkajs' default partitioner would pick (`partitionForKey`).
+   */
   async publish(topic: string, messages: readonly OutgoingMessage[]): Promise<void> {
     this.#assertOpen();
     if (messages.length === 0) return;
     try {
-      const producer = await this.#producer.get();
-      await producer.send({
-        topic,
-        // -1: every in-sync replica has the messages before the call resolves.
-        acks: -1,
-        messages: messages.map((message) => ({ key: message.key, value: message.value, headers: message.headers })),
-      });
+      const [producer, partitions] = await Promise.all([this.#producer.get(), this.#partitionCounts.of(topic)]);
+      const sends = [...byPartition(messages, partitions)].map(([partition, ofPartition]) =>
+        producer.send({
+          topic,
+          // -1: every in-sync replica has the messages before the call resolves.
+          acks: -1,
+          messages: ofPartition.map((message) => ({ key: message.key, value: message.value, headers: message.headers, partition })),
+        }),
+      );
+      const failed = (await Promise.allSettled(sends)).find((result) => result.status === 'rejected');
+      if (failed !== undefined) {
+        this.#partitionCounts.forget(topic);
+        throw failed.reason;
+      }
     } catch (error) {
       throw toBusError(error, topic);
     }
@@ -149,4 +170,16 @@ export class KafkaBus implements Bus {
   #assertOpen(): void {
     if (this.#closed !== null) throw new Error('bus is closed');
   }
+}
+
+/** The messages grouped by the partition their key maps to, each group in publish order. */
+function byPartition(messages: readonly OutgoingMessage[], partitions: number): Map<number, OutgoingMessage[]> {
+  const groups = new Map<number, OutgoingMessage[]>();
+  for (const message of messages) {
+    const partition = partitionForKey(message.key, partitions);
+    const group = groups.get(partition);
+    if (group === undefined) groups.set(partition, [message]);
+    else group.push(message);
+  }
+  return groups;
 }

@@ -116,6 +116,8 @@ export interface Bus {
   /**
    * Resolves once every message is durably accepted. Messages of one call keep
    * their order within each partition, as do calls awaited one after another.
+   * A call that resolves wrote each message once; one that rejects may have
+   * written some of them, so repeating it may repeat those.
    */
   publish(topic: string, messages: readonly OutgoingMessage[]): Promise<void>;
   /** Joins the group; resolves once this member has its first assignment. */
