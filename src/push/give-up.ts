@@ -18,6 +18,12 @@ export function worthRetrying(error: unknown, signal: AbortSignal | undefined): 
  * Settles a push whose work can never succeed, so that its message is
  * committed instead of being offered again forever: the record says `Error`
  * with the reason, and the failed slice counts as the end of its task.
+ *
+ * The status is written first. Should the second write fail, the handler
+ * rejects and the slice is offered again: it fails again and gives up again.
+ * The other order would leave, after the same failure, a final slice and no
+ * `Error`: the slice offered again is taken for done, and the record reads
+ * `done`.
  */
 export async function giveUpPush(
   deps: { pushes: PushStore; clock: Clock; logger: Logger },
@@ -26,9 +32,9 @@ export async function giveUpPush(
 ): Promise<void> {
   const reason = error instanceof Error ? error.message : String(error);
   deps.logger.error({ err: error, app: push.appId, push: push.pushId }, 'push work that cannot succeed was given up');
+  await deps.pushes.setFields(push.appId, push.pushId, { status: 'Error', errorMessage: `Sending failed: ${reason}` }, isoTime(deps.clock.now()));
   if (push.sliceKey !== undefined) {
     const counts = { devices: 0, successes: 0, errors: 0, invalidTokens: 0, iosSuccesses: 0, androidSuccesses: 0, errorReasons: {} };
     await deps.pushes.recordSlice(push.appId, push.pushId, { sliceKey: push.sliceKey, counts, final: true, next: null });
   }
-  await deps.pushes.setFields(push.appId, push.pushId, { status: 'Error', errorMessage: `Sending failed: ${reason}` }, isoTime(deps.clock.now()));
 }

@@ -10,22 +10,41 @@ import { startTestHerald, type TestHerald } from '../../support/test-herald.ts';
  * work that fails for any other reason would fail the same way forever, so
  * the push is settled as `Error` and its message is not offered again.
  */
+/** Small, so that a slice's reads are told apart from the scheduler's housekeeping sweep (pages of 1,000). */
+const sliceSize = 10;
+
 describe('failing push work', () => {
   let fakes: PushGatewayFakes;
   let h: TestHerald;
   let installations: InstallationStore;
   let failures: Error[] = [];
+  /** Failures for the reads of one shard only, taken before `failures`. */
+  let shardFailures = new Map<number, Error[]>();
   let reads = 0;
+  /** Writes of the `Error` status that fail, as an outage would, before they work again. */
+  let errorWritesToFail = 0;
   beforeAll(async () => {
     fakes = await startPushGatewayFakes();
-    h = await startTestHerald({ push: fakes.appPush, engine: fakes.engine({ installationShards: 2, sliceSize: 10 }) });
+    h = await startTestHerald({ push: fakes.appPush, engine: fakes.engine({ installationShards: 2, sliceSize }) });
     installations = h.herald.runtime.store.installations;
     const scanShard = installations.scanShard.bind(installations);
-    // The next reads fail as told, then reads work again.
+    // The sender's next reads fail as told, then reads work again. The
+    // scheduler's first housekeeping sweep, which may run while a test does,
+    // reads the same shards: it is let through and not counted.
     installations.scanShard = (appId, scan) => {
+      if (scan.limit !== sliceSize) return scanShard(appId, scan);
       reads += 1;
-      const failure = failures.shift();
+      const failure = shardFailures.get(scan.shard)?.shift() ?? failures.shift();
       return failure === undefined ? scanShard(appId, scan) : Promise.reject(failure);
+    };
+    const pushes = h.herald.runtime.store.pushes;
+    const setFields = pushes.setFields.bind(pushes);
+    pushes.setFields = (appId, pushId, fields, updatedAt) => {
+      if (fields.status === 'Error' && errorWritesToFail > 0) {
+        errorWritesToFail -= 1;
+        return Promise.reject(new ServiceUnavailableError('Cassandra'));
+      }
+      return setFields(appId, pushId, fields, updatedAt);
     };
     for (let n = 0; n < 6; n++) {
       expect((await h.request('POST', '/1.1/installations', { body: { deviceType: 'ios', deviceToken: deviceToken(900 + n) } })).status).toBe(201);
@@ -61,5 +80,19 @@ describe('failing push work', () => {
       .toBe(true);
     expect(failures).toHaveLength(0);
     expect(reads).toBe(2);
+  });
+
+  it('still ends a push as Error when giving up met an outage, once the failed slice is offered again', async () => {
+    fakes.apns.reset();
+    const doomed = new Error('page of installations could not be read');
+    shardFailures = new Map([[0, [doomed, doomed]]]);
+    errorWritesToFail = 1;
+    reads = 0;
+    const sent = await h.request('POST', '/1.1/push', { master: true, body: { data: { alert: 'doomed twice' } } });
+    await expect.poll(async () => (await record(sent.body.objectId)).status, { timeout: 20_000, message: 'status of the push record' }).toBe('Error');
+    expect(errorWritesToFail).toBe(0);
+    // Shard 0's slice was offered again after the failed write, read its page again and gave up again; shard 1's read once.
+    expect(shardFailures.get(0)).toHaveLength(0);
+    expect(reads).toBe(3);
   });
 });
