@@ -1,7 +1,7 @@
 import { isoTime, type Clock } from '../core/clock.ts';
 import { HeraldError } from '../core/errors.ts';
 import type { Logger } from '../core/logger.ts';
-import type { PushStore } from '../core/ports/push-store.ts';
+import { gaveUpField, type PushStore } from '../core/ports/push-store.ts';
 
 /**
  * Whether a failed handler should be tried again: an outage of a backing
@@ -19,8 +19,10 @@ export function worthRetrying(error: unknown, signal: AbortSignal | undefined): 
  * committed instead of being offered again forever: the record says `Error`
  * with the reason, and the failed slice counts as the end of its task.
  *
- * The status is written first. Should the second write fail, the handler
- * rejects and the slice is offered again: it fails again and gives up again.
+ * The record is marked given up (`gaveUpField`), so it reads `Error` even if
+ * the fan-out's `in-queue` lands after. The status is written first: should
+ * the second write fail, the handler rejects and the slice is offered again,
+ * fails again and gives up again.
  * The other order would leave, after the same failure, a final slice and no
  * `Error`: the slice offered again is taken for done, and the record reads
  * `done`.
@@ -32,7 +34,8 @@ export async function giveUpPush(
 ): Promise<void> {
   const reason = error instanceof Error ? error.message : String(error);
   deps.logger.error({ err: error, app: push.appId, push: push.pushId }, 'push work that cannot succeed was given up');
-  await deps.pushes.setFields(push.appId, push.pushId, { status: 'Error', errorMessage: `Sending failed: ${reason}` }, isoTime(deps.clock.now()));
+  const fields = { status: 'Error', errorMessage: `Sending failed: ${reason}`, [gaveUpField]: true };
+  await deps.pushes.setFields(push.appId, push.pushId, fields, isoTime(deps.clock.now()));
   if (push.sliceKey !== undefined) {
     const counts = { devices: 0, successes: 0, errors: 0, invalidTokens: 0, iosSuccesses: 0, androidSuccesses: 0, errorReasons: {} };
     await deps.pushes.recordSlice(push.appId, push.pushId, { sliceKey: push.sliceKey, counts, final: true, next: null });

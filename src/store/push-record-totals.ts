@@ -1,4 +1,4 @@
-import type { PushCounts, PushDoc, SliceReport, SliceResult } from '../core/ports/push-store.ts';
+import { gaveUpField, type PushCounts, type PushDoc, type SliceReport, type SliceResult } from '../core/ports/push-store.ts';
 
 /** A result row as the adapters read it back. */
 export interface SliceRow {
@@ -27,8 +27,9 @@ export function parsePushCounts(json: string): PushCounts {
 
 /**
  * The record as readers see it: the counters summed over its result rows, and
- * an `in-queue` status read as `done` once as many final slices as the
- * record's `expectedTasks` have reported.
+ * the status `Error` once the push was given up, or an `in-queue` status read
+ * as `done` once as many final slices as the record's `expectedTasks` have
+ * reported.
  */
 export function withTotals(record: PushDoc, rows: Iterable<SliceRow>): PushDoc {
   const total = emptyPushCounts();
@@ -43,6 +44,7 @@ export function withTotals(record: PushDoc, rows: Iterable<SliceRow>): PushDoc {
     for (const [reason, count] of Object.entries(row.counts.errorReasons)) total.errorReasons[reason] = (total.errorReasons[reason] ?? 0) + count;
     if (row.final) finalSlices += 1;
   }
+  if (record[gaveUpField] === true) return { ...record, ...total, status: 'Error' };
   const done = record.status === 'in-queue' && typeof record.expectedTasks === 'number' && finalSlices >= record.expectedTasks;
   return { ...record, ...total, ...(done ? { status: 'done' } : {}) };
 }

@@ -102,6 +102,7 @@ export function describePushConformance(context: PushDataContext): void {
       ['in-queue without expectedTasks', { status: 'in-queue' }, 1, 'in-queue'],
       ['in-queue, 2 of 3 tasks ended', { status: 'in-queue', expectedTasks: 3 }, 2, 'in-queue'],
       ['in-queue, 0 tasks expected', { status: 'in-queue', expectedTasks: 0 }, 0, 'done'],
+      ['given up, then marked in-queue by a later write, every task ended', { status: 'in-queue', expectedTasks: 2, _gaveUp: true }, 2, 'Error'],
     ] as const)('derives the status of a record %s', async (_title, fields, finals, status) => {
       const store = pushes();
       const appId = newAppId();

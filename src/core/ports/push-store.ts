@@ -16,6 +16,15 @@ export interface PushCounts {
 export type PushStatus = 'scheduled' | 'in-queue' | 'done' | 'Error';
 
 /**
+ * Set to true, beside `status: Error`, by whoever gives a push up. Status
+ * writes are not ordered against each other: the fan-out marks a record
+ * `in-queue` after publishing its tasks, and a sender may already have given a
+ * task up by then. The flag is never written back to false, so the record
+ * reads `Error` whatever status lands last.
+ */
+export const gaveUpField = '_gaveUp';
+
+/**
  * A push record as written by the API: objectId, notificationId, status,
  * data, where, prod, push_time, expiration_time, createdAt, updatedAt, and
  * internal fields (expectedTasks, errorMessage, request details).
@@ -52,8 +61,10 @@ export interface PushStore {
   insert(appId: string, record: PushDoc): Promise<void>;
   /**
    * The record with the `PushCounts` fields summed over its result rows and
-   * `status` derived: `in-queue` reads as `done` once the number of final
-   * slices reported reaches the record's numeric `expectedTasks`.
+   * `status` derived: `Error` once the record carries `_gaveUp: true` (see
+   * `gaveUpField`), whatever status was written after; otherwise `in-queue`
+   * reads as `done` once the number of final slices reported reaches the
+   * record's numeric `expectedTasks`.
    */
   get(appId: string, objectId: string): Promise<PushDoc | null>;
   /**

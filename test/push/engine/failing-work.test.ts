@@ -23,6 +23,8 @@ describe('failing push work', () => {
   let reads = 0;
   /** Writes of the `Error` status that fail, as an outage would, before they work again. */
   let errorWritesToFail = 0;
+  /** While set, the fan-out's write marking the record in-queue waits until a sender has written `Error`. */
+  let fanOutWaitsForError: PromiseWithResolvers<void> | null = null;
   beforeAll(async () => {
     fakes = await startPushGatewayFakes();
     h = await startTestHerald({ push: fakes.appPush, engine: fakes.engine({ installationShards: 2, sliceSize }) });
@@ -39,12 +41,16 @@ describe('failing push work', () => {
     };
     const pushes = h.herald.runtime.store.pushes;
     const setFields = pushes.setFields.bind(pushes);
-    pushes.setFields = (appId, pushId, fields, updatedAt) => {
+    pushes.setFields = async (appId, pushId, fields, updatedAt) => {
       if (fields.status === 'Error' && errorWritesToFail > 0) {
         errorWritesToFail -= 1;
-        return Promise.reject(new ServiceUnavailableError('Cassandra'));
+        throw new ServiceUnavailableError('Cassandra');
       }
-      return setFields(appId, pushId, fields, updatedAt);
+      const waitFor = fanOutWaitsForError;
+      if (waitFor !== null && fields.expectedTasks !== undefined) await waitFor.promise;
+      const applied = await setFields(appId, pushId, fields, updatedAt);
+      if (fields.status === 'Error') waitFor?.resolve();
+      return applied;
     };
     for (let n = 0; n < 6; n++) {
       expect((await h.request('POST', '/1.1/installations', { body: { deviceType: 'ios', deviceToken: deviceToken(900 + n) } })).status).toBe(201);
@@ -93,6 +99,32 @@ describe('failing push work', () => {
     expect(errorWritesToFail).toBe(0);
     // Shard 0's slice was offered again after the failed write, read its page again and gave up again; shard 1's read once.
     expect(shardFailures.get(0)).toHaveLength(0);
-    expect(reads).toBe(3);
+    // Shard 1's slice may still be on its way: the record reads Error as soon as shard 0 gave up.
+    await expect.poll(() => reads, { timeout: 20_000, message: 'reads of both shards' }).toBe(3);
+  });
+
+  it('keeps a push given up as Error when the fan-out marks it in-queue only afterwards', async () => {
+    fakes.apns.reset();
+    shardFailures = new Map([[1, [new Error('page of installations could not be read')]]]);
+    fanOutWaitsForError = Promise.withResolvers<void>();
+    reads = 0;
+    try {
+      const sent = await h.request('POST', '/1.1/push', { master: true, body: { data: { alert: 'given up before it was in-queue' } } });
+      const pushId = String(sent.body.objectId);
+      // Settled (done or Error), and the fan-out's in-queue, held until shard 1 gave up, has landed.
+      const settled = async () => {
+        const stored = await h.herald.runtime.store.pushes.getRecord(h.app.id, pushId);
+        const status = (await record(pushId)).status;
+        return stored?.expectedTasks === 2 && (status === 'done' || status === 'Error') ? status : `not yet (${status})`;
+      };
+      await expect.poll(settled, { timeout: 20_000, message: 'push settled after the fan-out marked it in-queue' }).not.toMatch(/^not yet/);
+      expect((await record(pushId)).status).toBe('Error');
+      expect((await record(pushId)).errorMessage).toBe('Sending failed: page of installations could not be read');
+      expect(shardFailures.get(1)).toHaveLength(0);
+      await expect.poll(() => reads, { timeout: 20_000, message: 'reads of both shards' }).toBe(2);
+    } finally {
+      fanOutWaitsForError.resolve();
+      fanOutWaitsForError = null;
+    }
   });
 });
