@@ -2,6 +2,7 @@ import { isoTime, type Clock } from '../core/clock.ts';
 import { HeraldError } from '../core/errors.ts';
 import type { Logger } from '../core/logger.ts';
 import { gaveUpField, type PushStore } from '../core/ports/push-store.ts';
+import { SliceCounts } from './sender/slice-counts.ts';
 
 /**
  * Whether a failed handler should be tried again: an outage of a backing
@@ -22,10 +23,9 @@ export function worthRetrying(error: unknown, signal: AbortSignal | undefined): 
  * The record is marked given up (`gaveUpField`), so it reads `Error` even if
  * the fan-out's `in-queue` lands after. The status is written first: should
  * the second write fail, the handler rejects and the slice is offered again,
- * fails again and gives up again.
- * The other order would leave, after the same failure, a final slice and no
- * `Error`: the slice offered again is taken for done, and the record reads
- * `done`.
+ * fails again and gives up again. The other order would leave, after the same
+ * failure, a final slice and no `Error`: the slice offered again is taken for
+ * done, and the record reads `done`.
  */
 export async function giveUpPush(
   deps: { pushes: PushStore; clock: Clock; logger: Logger },
@@ -37,7 +37,6 @@ export async function giveUpPush(
   const fields = { status: 'Error', errorMessage: `Sending failed: ${reason}`, [gaveUpField]: true };
   await deps.pushes.setFields(push.appId, push.pushId, fields, isoTime(deps.clock.now()));
   if (push.sliceKey !== undefined) {
-    const counts = { devices: 0, successes: 0, errors: 0, invalidTokens: 0, iosSuccesses: 0, androidSuccesses: 0, errorReasons: {} };
-    await deps.pushes.recordSlice(push.appId, push.pushId, { sliceKey: push.sliceKey, counts, final: true, next: null });
+    await deps.pushes.recordSlice(push.appId, push.pushId, { sliceKey: push.sliceKey, counts: new SliceCounts().toCounts(), final: true, next: null });
   }
 }

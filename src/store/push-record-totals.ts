@@ -44,9 +44,9 @@ export function withTotals(record: PushDoc, rows: Iterable<SliceRow>): PushDoc {
     for (const [reason, count] of Object.entries(row.counts.errorReasons)) total.errorReasons[reason] = (total.errorReasons[reason] ?? 0) + count;
     if (row.final) finalSlices += 1;
   }
-  if (record[gaveUpField] === true) return { ...record, ...total, status: 'Error' };
   const done = record.status === 'in-queue' && typeof record.expectedTasks === 'number' && finalSlices >= record.expectedTasks;
-  return { ...record, ...total, ...(done ? { status: 'done' } : {}) };
+  const derived = record[gaveUpField] === true ? 'Error' : done ? 'done' : undefined;
+  return { ...record, ...total, ...(derived === undefined ? {} : { status: derived }) };
 }
 
 function finite(value: unknown): number {

@@ -5,14 +5,14 @@ import { deviceToken } from '../../support/gateways/gateway-fixtures.ts';
 import { startPushGatewayFakes, type PushGatewayFakes } from '../../support/push-gateways.ts';
 import { startTestHerald, type TestHerald } from '../../support/test-herald.ts';
 
+/** Small, so that a slice's reads are told apart from the scheduler's housekeeping sweep (pages of 1,000). */
+const sliceSize = 10;
+
 /**
  * Work that fails because a service is away is retried until it succeeds;
  * work that fails for any other reason would fail the same way forever, so
  * the push is settled as `Error` and its message is not offered again.
  */
-/** Small, so that a slice's reads are told apart from the scheduler's housekeeping sweep (pages of 1,000). */
-const sliceSize = 10;
-
 describe('failing push work', () => {
   let fakes: PushGatewayFakes;
   let h: TestHerald;
