@@ -10,7 +10,9 @@
  * reports deliveries/s, the time to the first and last delivery, Herald's
  * CPU seconds and peak RSS, and whether every device got exactly one
  * notification. Before and after each run it measures the fake APNs's
- * ceiling with h2load and prints Herald's rate as a share of their mean. Results go to
+ * ceiling with h2load and prints Herald's rate as a share of their mean; after
+ * each run, a bare node:http2 client against the same fake shows what Node's
+ * own HTTP/2 client costs, and Herald's figures over it. Results go to
  * bench/results/push-<store>[-android].json (`-<devices>` added for other sizes).
  *
  * `--distributed` sends the same broadcast to the same audience (seeded the
@@ -36,6 +38,7 @@ import type { BenchApp } from './push/bench-herald.ts';
 import { runDistributedBench } from './push/distributed-bench.ts';
 import type { CeilingSettings } from './push/h2load-ceiling.ts';
 import { measuredRun } from './push/measured-run.ts';
+import { floorSettings } from './push/node-http2-floor.ts';
 import { medianOf, runTable, runTableLegend, targetLines, type PushRun } from './push/push-report.ts';
 import { seedInstallations } from './push/seed-installations.ts';
 
@@ -120,13 +123,14 @@ async function main(): Promise<void> {
     const seeded = await seedInstallations(config, app.id, { devices, androidShare });
     out(`seeded ${seeded.ios.toLocaleString('en-US')} iOS and ${seeded.android.toLocaleString('en-US')} Android installations in ${seeded.seconds.toFixed(1)} s (${Math.round(devices / seeded.seconds).toLocaleString('en-US')}/s)`);
 
+    const floor = floorSettings(devices, config.push.gateways.sessionsPerOrigin);
     const runs: PushRun[] = [];
     for (let index = 0; index < repeat; index += 1) {
       const herald = {
         ...(profileDir === undefined ? {} : { profileDir }),
         ...(heraldNodeOptions === undefined ? {} : { nodeOptions: heraldNodeOptions }),
       };
-      const { run, profiles } = await measuredRun({ label: `run ${index + 1}/${repeat}`, config: raw, app, gateways, data, devices, ceiling: ceilingSettings, herald, out });
+      const { run, profiles } = await measuredRun({ label: `run ${index + 1}/${repeat}`, config: raw, app, gateways, data, devices, ceiling: ceilingSettings, floor, herald, out });
       runs.push(run);
       for (const profile of profiles) out(`Herald CPU profile: ${profile}`);
     }
@@ -151,6 +155,7 @@ async function main(): Promise<void> {
         sessionsPerOrigin: config.push.gateways.sessionsPerOrigin,
         heraldNodeOptions: heraldNodeOptions ?? null,
         ceiling: ceilingSettings,
+        floor,
       },
       data,
       median: medianOf(runs),

@@ -12,6 +12,7 @@ import type { BroadcastResult } from './follow-broadcast.ts';
 import type { CeilingSettings } from './h2load-ceiling.ts';
 import { KafkaPath } from './kafka-path.ts';
 import { measuredRun, type RunProbe } from './measured-run.ts';
+import { floorSettings } from './node-http2-floor.ts';
 import { processDeliveries } from './process-deliveries.ts';
 import { runTable, runTableLegend, type PushRun } from './push-report.ts';
 import { seedInstallations, type Seeded } from './seed-installations.ts';
@@ -88,7 +89,8 @@ export async function runDistributedBench(settings: DistributedBenchSettings): P
 
     kafka = await KafkaPath.open({ brokers: bus.brokers ?? [], topicPrefix: bus.topicPrefix });
     const runs: Record<'embedded' | 'distributed', PushRun[]> = { embedded: [], distributed: [] };
-    const common = { app, gateways, data: settings.data, devices, ceiling: settings.ceiling, out };
+    const floor = floorSettings(devices, push.gateways.sessionsPerOrigin);
+    const common = { app, gateways, data: settings.data, devices, ceiling: settings.ceiling, floor, out };
     const heraldOptions = {
       ...(settings.profileDir === undefined ? {} : { profileDir: settings.profileDir }),
       ...(settings.heraldNodeOptions === undefined ? {} : { nodeOptions: settings.heraldNodeOptions }),
@@ -145,6 +147,7 @@ export async function runDistributedBench(settings: DistributedBenchSettings): P
         topics: bus.topics,
         heraldNodeOptions: settings.heraldNodeOptions ?? null,
         ceiling: settings.ceiling,
+        floor,
       },
       data: settings.data,
       median: summary,

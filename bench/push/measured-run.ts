@@ -3,6 +3,7 @@ import type { BenchGateways } from './bench-gateways.ts';
 import { startBenchHerald, type BenchApp, type BenchHerald, type BenchHeraldOptions } from './bench-herald.ts';
 import { followBroadcast, type BroadcastResult } from './follow-broadcast.ts';
 import { measureCeiling, type CeilingSettings } from './h2load-ceiling.ts';
+import { measureNodeHttp2Floor, type FloorSettings } from './node-http2-floor.ts';
 import { pushRun, recordCounts, type PushRun } from './push-report.ts';
 
 /** Checks a run makes on the running Herald besides following the broadcast; what `afterBroadcast` answers is kept with the run. */
@@ -22,6 +23,8 @@ export interface MeasuredRunOptions {
   data: Record<string, unknown>;
   devices: number;
   ceiling: CeilingSettings;
+  /** The bare node:http2 client measured after the second ceiling. */
+  floor: FloorSettings;
   herald?: BenchHeraldOptions;
   probe?: RunProbe;
   out: (line: string) => void;
@@ -31,8 +34,8 @@ export interface MeasuredRunOptions {
  * One broadcast between two measurements of the fake APNs's ceiling: h2load,
  * then Herald started (one process or several) and left to settle, the
  * broadcast followed to its last delivery and its record read `done`, Herald
- * stopped, h2load again. The ceiling is measured with Herald gone, so the two
- * never compete for the cores.
+ * stopped, h2load again, then the bare `node:http2` client. The ceiling and
+ * the floor are measured with Herald gone, so they never compete for the cores.
  */
 export async function measuredRun(options: MeasuredRunOptions): Promise<{ run: PushRun; profiles: string[] }> {
   const { label, gateways, out } = options;
@@ -56,6 +59,8 @@ export async function measuredRun(options: MeasuredRunOptions): Promise<{ run: P
   // Measured again once Herald is gone: the machine's other work comes and goes, and the two together show by how much.
   const after = await measureCeiling(gateways, options.data, options.ceiling);
   out(`${label}: h2load ceiling after it ${after.requestsPerSecond.toLocaleString('en-US')} req/s`);
-  const run = pushRun(broadcast, before, after);
+  const floor = await measureNodeHttp2Floor(gateways, options.data, options.floor);
+  out(`${label}: node:http2 alone ${floor.requestsPerSecond.toLocaleString('en-US')} req/s at ${floor.cpuMicrosPerRequest} µs of CPU per request (${floor.sessions} sessions, ${floor.inFlight} in flight)`);
+  const run = pushRun(broadcast, before, after, floor);
   return { run: checks === undefined ? run : { ...run, checks }, profiles };
 }

@@ -1,5 +1,6 @@
 import type { Ceiling } from './h2load-ceiling.ts';
 import type { BroadcastResult } from './follow-broadcast.ts';
+import type { NodeHttp2Floor } from './node-http2-floor.ts';
 
 /** One broadcast with the ceiling measured just before and just after it. */
 export interface PushRun {
@@ -10,13 +11,32 @@ export interface PushRun {
   broadcast: BroadcastResult;
   /** Herald's deliveries/s over `ceiling`. */
   ratioToCeiling: number;
+  /** A bare node:http2 client against the same fake, measured after the run. */
+  floor: NodeHttp2Floor;
+  /** Herald's deliveries/s over the floor's requests/s. */
+  ratioToFloor: number;
+  /** Herald's CPU per delivery less the floor's per request: what Herald's own work costs. */
+  cpuMicrosOverFloor: number;
   /** What the run checked on the running Herald besides the deliveries (the distributed run's Kafka path). */
   checks?: Record<string, unknown>;
 }
 
-export function pushRun(broadcast: BroadcastResult, before: Ceiling, after: Ceiling): PushRun {
+export function pushRun(broadcast: BroadcastResult, before: Ceiling, after: Ceiling, floor: NodeHttp2Floor): PushRun {
   const ceiling = Math.round((before.requestsPerSecond + after.requestsPerSecond) / 2);
-  return { ceiling, ceilingBefore: before, ceilingAfter: after, broadcast, ratioToCeiling: Math.round((broadcast.deliveriesPerSecond / ceiling) * 100) / 100 };
+  return {
+    ceiling,
+    ceilingBefore: before,
+    ceilingAfter: after,
+    broadcast,
+    ratioToCeiling: hundredths(broadcast.deliveriesPerSecond / ceiling),
+    floor,
+    ratioToFloor: hundredths(broadcast.deliveriesPerSecond / floor.requestsPerSecond),
+    cpuMicrosOverFloor: Math.round((broadcast.cpuMicrosPerDelivery - floor.cpuMicrosPerRequest) * 10) / 10,
+  };
+}
+
+function hundredths(value: number): number {
+  return Math.round(value * 100) / 100;
 }
 
 /** The issue's targets on a 2-core machine (embedded store, 100,000 iOS devices; RSS at 1,000,000). */
@@ -40,6 +60,10 @@ export interface RunMedians {
   heraldCpuSecondsToDone: number | null;
   deliveriesPerCoreSecond: number | null;
   peakRssMb: number;
+  floorRequestsPerSecond: number;
+  floorCpuMicrosPerRequest: number;
+  ratioToFloor: number;
+  cpuMicrosOverFloor: number;
 }
 
 /** The median of each figure over the runs (the middle run for an odd count); the peak RSS is the highest. */
@@ -54,6 +78,10 @@ export function medianOf(runs: readonly PushRun[]): RunMedians {
     heraldCpuSecondsToDone: cpuToDone.length === 0 ? null : Math.round(median(cpuToDone) * 100) / 100,
     deliveriesPerCoreSecond: perCoreSecond.length === 0 ? null : Math.round(median(perCoreSecond)),
     peakRssMb: Math.max(...runs.map((run) => run.broadcast.peakRssMb)),
+    floorRequestsPerSecond: Math.round(median(runs.map((run) => run.floor.requestsPerSecond))),
+    floorCpuMicrosPerRequest: Math.round(median(runs.map((run) => run.floor.cpuMicrosPerRequest)) * 10) / 10,
+    ratioToFloor: hundredths(median(runs.map((run) => run.ratioToFloor))),
+    cpuMicrosOverFloor: Math.round(median(runs.map((run) => run.cpuMicrosOverFloor)) * 10) / 10,
   };
 }
 
@@ -66,8 +94,8 @@ export function median(values: readonly number[]): number {
 
 /** One line per run: the figures the issue asks for, then whether each target was met. */
 export function runTable(runs: readonly PushRun[]): string {
-  const columns = ['run', 'deliv/s', 'ceiling/s', 'ratio', 'CPU s', 'µs/deliv', 'deliv/core-s', 'cores H/F', 'RSS before', 'peak RSS', 'first ms', 'last ms', 'done ms', 'exactly once'];
-  const widths = [4, 9, 10, 6, 7, 9, 13, 10, 11, 9, 9, 9, 9, 14];
+  const columns = ['run', 'deliv/s', 'ceiling/s', 'ratio', 'floor/s', 'H÷floor', 'CPU s', 'µs/deliv', 'floor µs', 'deliv/core-s', 'cores H/F', 'RSS before', 'peak RSS', 'first ms', 'last ms', 'done ms', 'exactly once'];
+  const widths = [4, 9, 10, 6, 8, 8, 7, 9, 9, 13, 10, 11, 9, 9, 9, 9, 14];
   const line = (cells: string[]): string => cells.map((cell, index) => (index === 0 ? cell.padEnd(widths[index] ?? 8) : cell.padStart(widths[index] ?? 8))).join(' ');
   const rows = runs.map((run, index) => {
     const { broadcast: b } = run;
@@ -77,8 +105,11 @@ export function runTable(runs: readonly PushRun[]): string {
       b.deliveriesPerSecond.toLocaleString('en-US'),
       `${run.ceiling.toLocaleString('en-US')}`,
       run.ratioToCeiling.toFixed(2),
+      run.floor.requestsPerSecond.toLocaleString('en-US'),
+      run.ratioToFloor.toFixed(2),
       b.heraldCpuSeconds.toFixed(2),
       b.cpuMicrosPerDelivery.toFixed(1),
+      run.floor.cpuMicrosPerRequest.toFixed(1),
       b.deliveriesPerCoreSecond === null ? '-' : b.deliveriesPerCoreSecond.toLocaleString('en-US'),
       coresBusy(b),
       `${b.rssBeforeMb} MB`,
@@ -95,7 +126,8 @@ export function runTable(runs: readonly PushRun[]): string {
 /** What `runTable`'s less obvious columns mean. */
 export const runTableLegend =
   "CPU s and µs/deliv: Herald's CPU from the request to the last delivery; deliv/core-s: deliveries over Herald's CPU until the push record read done; " +
-  "cores H/F: cores Herald and the fakes kept busy; with several Herald processes, CPU and RSS are their sums";
+  "floor/s and floor µs: a bare node:http2 client (one process, Herald's sessions and requests in flight) against the same fake, its rate and CPU per request; " +
+  "H÷floor: Herald's rate over the floor's; cores H/F: cores Herald and the fakes kept busy; with several Herald processes, CPU and RSS are their sums";
 
 /** Herald's and the fakes' CPU over the push as cores kept busy: a process near 1.0 is what limits the rate. */
 function coresBusy(b: BroadcastResult): string {
@@ -110,6 +142,8 @@ export function targetLines(runs: readonly PushRun[], devices: number): string {
   const lines = [
     `ratio to h2load ceiling: ${median.ratioToCeiling.toFixed(2)} (target ≥ ${targets.ratioToCeiling}) ${mark(median.ratioToCeiling >= targets.ratioToCeiling)}`,
     `Herald CPU per delivery: ${median.cpuMicrosPerDelivery} µs (target ≤ ${targets.cpuMicrosPerDelivery}) ${mark(median.cpuMicrosPerDelivery <= targets.cpuMicrosPerDelivery)}`,
+    `node:http2 alone, same fake: ${median.floorRequestsPerSecond.toLocaleString('en-US')} req/s at ${median.floorCpuMicrosPerRequest} µs per request; ` +
+      `Herald reaches ${median.ratioToFloor.toFixed(2)} of its rate and adds ${median.cpuMicrosOverFloor} µs per delivery`,
     `peak RSS: ${median.peakRssMb} MB at ${devices.toLocaleString('en-US')} devices (target < ${targets.peakRssMb} MB at 1,000,000)${devices >= 1_000_000 ? ` ${mark(median.peakRssMb < targets.peakRssMb)}` : ''}`,
   ];
   return lines.join('\n');

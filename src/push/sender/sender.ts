@@ -46,7 +46,7 @@ const livenessMs = 1000;
  * local gateway), far below the streams two sessions may carry, so requests
  * never queue inside the HTTP/2 client.
  */
-const defaultMaxInFlight = 300;
+export const defaultMaxInFlight = 300;
 
 interface Target {
   installation: StoredObject | null;
