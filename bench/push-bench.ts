@@ -38,7 +38,7 @@ import type { BenchApp } from './push/bench-herald.ts';
 import { runDistributedBench } from './push/distributed-bench.ts';
 import type { CeilingSettings } from './push/h2load-ceiling.ts';
 import { measuredRun } from './push/measured-run.ts';
-import { floorSettings } from './push/node-http2-floor.ts';
+import { floorSettings } from './push/client-floor.ts';
 import { medianOf, runTable, runTableLegend, targetLines, type PushRun } from './push/push-report.ts';
 import { seedInstallations } from './push/seed-installations.ts';
 

@@ -12,7 +12,7 @@ import type { BroadcastResult } from './follow-broadcast.ts';
 import type { CeilingSettings } from './h2load-ceiling.ts';
 import { KafkaPath } from './kafka-path.ts';
 import { measuredRun, type RunProbe } from './measured-run.ts';
-import { floorSettings } from './node-http2-floor.ts';
+import { floorSettings } from './client-floor.ts';
 import { processDeliveries } from './process-deliveries.ts';
 import { runTable, runTableLegend, type PushRun } from './push-report.ts';
 import { seedInstallations, type Seeded } from './seed-installations.ts';

@@ -3,7 +3,7 @@ import type { BenchGateways } from './bench-gateways.ts';
 import { startBenchHerald, type BenchApp, type BenchHerald, type BenchHeraldOptions } from './bench-herald.ts';
 import { followBroadcast, type BroadcastResult } from './follow-broadcast.ts';
 import { measureCeiling, type CeilingSettings } from './h2load-ceiling.ts';
-import { measureNodeHttp2Floor, type FloorSettings } from './node-http2-floor.ts';
+import { measureClientFloor, type ClientFloor, type FloorSettings } from './client-floor.ts';
 import { pushRun, recordCounts, type PushRun } from './push-report.ts';
 
 /** Checks a run makes on the running Herald besides following the broadcast; what `afterBroadcast` answers is kept with the run. */
@@ -23,7 +23,7 @@ export interface MeasuredRunOptions {
   data: Record<string, unknown>;
   devices: number;
   ceiling: CeilingSettings;
-  /** The bare node:http2 client measured after the second ceiling. */
+  /** The clients measured alone after the second ceiling: bare node:http2, then Herald's ApnsClient. */
   floor: FloorSettings;
   herald?: BenchHeraldOptions;
   probe?: RunProbe;
@@ -34,8 +34,9 @@ export interface MeasuredRunOptions {
  * One broadcast between two measurements of the fake APNs's ceiling: h2load,
  * then Herald started (one process or several) and left to settle, the
  * broadcast followed to its last delivery and its record read `done`, Herald
- * stopped, h2load again, then the bare `node:http2` client. The ceiling and
- * the floor are measured with Herald gone, so they never compete for the cores.
+ * stopped, h2load again, then bare `node:http2` and Herald's `ApnsClient`
+ * each alone. The ceiling and the floors are measured with Herald gone, so
+ * they never compete for the cores.
  */
 export async function measuredRun(options: MeasuredRunOptions): Promise<{ run: PushRun; profiles: string[] }> {
   const { label, gateways, out } = options;
@@ -59,8 +60,14 @@ export async function measuredRun(options: MeasuredRunOptions): Promise<{ run: P
   // Measured again once Herald is gone: the machine's other work comes and goes, and the two together show by how much.
   const after = await measureCeiling(gateways, options.data, options.ceiling);
   out(`${label}: h2load ceiling after it ${after.requestsPerSecond.toLocaleString('en-US')} req/s`);
-  const floor = await measureNodeHttp2Floor(gateways, options.data, options.floor);
-  out(`${label}: node:http2 alone ${floor.requestsPerSecond.toLocaleString('en-US')} req/s at ${floor.cpuMicrosPerRequest} µs of CPU per request (${floor.sessions} sessions, ${floor.inFlight} in flight)`);
-  const run = pushRun(broadcast, before, after, floor);
+  const floor = await measureClientFloor(gateways, options.data, options.floor, 'node:http2');
+  out(floorLine(label, floor));
+  const apnsClient = await measureClientFloor(gateways, options.data, options.floor, 'ApnsClient');
+  out(floorLine(label, apnsClient));
+  const run = pushRun(broadcast, before, after, { floor, apnsClient });
   return { run: checks === undefined ? run : { ...run, checks }, profiles };
+}
+
+function floorLine(label: string, floor: ClientFloor): string {
+  return `${label}: ${floor.client} alone ${floor.requestsPerSecond.toLocaleString('en-US')} req/s at ${floor.cpuMicrosPerRequest} µs of CPU per request (${floor.sessions} sessions, ${floor.inFlight} in flight)`;
 }

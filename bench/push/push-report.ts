@@ -1,6 +1,6 @@
 import type { Ceiling } from './h2load-ceiling.ts';
 import type { BroadcastResult } from './follow-broadcast.ts';
-import type { NodeHttp2Floor } from './node-http2-floor.ts';
+import type { ClientFloor } from './client-floor.ts';
 
 /** One broadcast with the ceiling measured just before and just after it. */
 export interface PushRun {
@@ -11,17 +11,20 @@ export interface PushRun {
   broadcast: BroadcastResult;
   /** Herald's deliveries/s over `ceiling`. */
   ratioToCeiling: number;
-  /** A bare node:http2 client against the same fake, measured after the run. */
-  floor: NodeHttp2Floor;
-  /** Herald's deliveries/s over the floor's requests/s. */
+  /** A bare node:http2 client alone against the same fake, measured after the run. */
+  floor: ClientFloor;
+  /** Herald's ApnsClient alone against the same fake, measured after the run. */
+  apnsClient: ClientFloor;
+  /** Herald's deliveries/s over the bare client's requests/s. */
   ratioToFloor: number;
-  /** Herald's CPU per delivery less the floor's per request: what Herald's own work costs. */
-  cpuMicrosOverFloor: number;
+  /** CPU per delivery over the bare client's: what Herald's gateway layer adds (ApnsClient alone less bare), and what its engine adds (Herald less ApnsClient alone). */
+  cpuMicrosAdded: { gatewayLayer: number; engine: number };
   /** What the run checked on the running Herald besides the deliveries (the distributed run's Kafka path). */
   checks?: Record<string, unknown>;
 }
 
-export function pushRun(broadcast: BroadcastResult, before: Ceiling, after: Ceiling, floor: NodeHttp2Floor): PushRun {
+export function pushRun(broadcast: BroadcastResult, before: Ceiling, after: Ceiling, floors: { floor: ClientFloor; apnsClient: ClientFloor }): PushRun {
+  const { floor, apnsClient } = floors;
   const ceiling = Math.round((before.requestsPerSecond + after.requestsPerSecond) / 2);
   return {
     ceiling,
@@ -30,13 +33,21 @@ export function pushRun(broadcast: BroadcastResult, before: Ceiling, after: Ceil
     broadcast,
     ratioToCeiling: hundredths(broadcast.deliveriesPerSecond / ceiling),
     floor,
+    apnsClient,
     ratioToFloor: hundredths(broadcast.deliveriesPerSecond / floor.requestsPerSecond),
-    cpuMicrosOverFloor: Math.round((broadcast.cpuMicrosPerDelivery - floor.cpuMicrosPerRequest) * 10) / 10,
+    cpuMicrosAdded: {
+      gatewayLayer: tenths(apnsClient.cpuMicrosPerRequest - floor.cpuMicrosPerRequest),
+      engine: tenths(broadcast.cpuMicrosPerDelivery - apnsClient.cpuMicrosPerRequest),
+    },
   };
 }
 
 function hundredths(value: number): number {
   return Math.round(value * 100) / 100;
+}
+
+function tenths(value: number): number {
+  return Math.round(value * 10) / 10;
 }
 
 /** The issue's targets on a 2-core machine (embedded store, 100,000 iOS devices; RSS at 1,000,000). */
@@ -62,8 +73,8 @@ export interface RunMedians {
   peakRssMb: number;
   floorRequestsPerSecond: number;
   floorCpuMicrosPerRequest: number;
+  apnsClientCpuMicrosPerRequest: number;
   ratioToFloor: number;
-  cpuMicrosOverFloor: number;
 }
 
 /** The median of each figure over the runs (the middle run for an odd count); the peak RSS is the highest. */
@@ -79,9 +90,9 @@ export function medianOf(runs: readonly PushRun[]): RunMedians {
     deliveriesPerCoreSecond: perCoreSecond.length === 0 ? null : Math.round(median(perCoreSecond)),
     peakRssMb: Math.max(...runs.map((run) => run.broadcast.peakRssMb)),
     floorRequestsPerSecond: Math.round(median(runs.map((run) => run.floor.requestsPerSecond))),
-    floorCpuMicrosPerRequest: Math.round(median(runs.map((run) => run.floor.cpuMicrosPerRequest)) * 10) / 10,
+    floorCpuMicrosPerRequest: tenths(median(runs.map((run) => run.floor.cpuMicrosPerRequest))),
+    apnsClientCpuMicrosPerRequest: tenths(median(runs.map((run) => run.apnsClient.cpuMicrosPerRequest))),
     ratioToFloor: hundredths(median(runs.map((run) => run.ratioToFloor))),
-    cpuMicrosOverFloor: Math.round(median(runs.map((run) => run.cpuMicrosOverFloor)) * 10) / 10,
   };
 }
 
@@ -94,8 +105,8 @@ export function median(values: readonly number[]): number {
 
 /** One line per run: the figures the issue asks for, then whether each target was met. */
 export function runTable(runs: readonly PushRun[]): string {
-  const columns = ['run', 'deliv/s', 'ceiling/s', 'ratio', 'floor/s', 'H÷floor', 'CPU s', 'µs/deliv', 'floor µs', 'deliv/core-s', 'cores H/F', 'RSS before', 'peak RSS', 'first ms', 'last ms', 'done ms', 'exactly once'];
-  const widths = [4, 9, 10, 6, 8, 8, 7, 9, 9, 13, 10, 11, 9, 9, 9, 9, 14];
+  const columns = ['run', 'deliv/s', 'ceiling/s', 'ratio', 'floor/s', 'H÷floor', 'CPU s', 'µs/deliv', 'floor µs', 'client µs', 'deliv/core-s', 'cores H/F', 'RSS before', 'peak RSS', 'first ms', 'last ms', 'done ms', 'exactly once'];
+  const widths = [4, 9, 10, 6, 8, 8, 7, 9, 9, 10, 13, 10, 11, 9, 9, 9, 9, 14];
   const line = (cells: string[]): string => cells.map((cell, index) => (index === 0 ? cell.padEnd(widths[index] ?? 8) : cell.padStart(widths[index] ?? 8))).join(' ');
   const rows = runs.map((run, index) => {
     const { broadcast: b } = run;
@@ -110,6 +121,7 @@ export function runTable(runs: readonly PushRun[]): string {
       b.heraldCpuSeconds.toFixed(2),
       b.cpuMicrosPerDelivery.toFixed(1),
       run.floor.cpuMicrosPerRequest.toFixed(1),
+      run.apnsClient.cpuMicrosPerRequest.toFixed(1),
       b.deliveriesPerCoreSecond === null ? '-' : b.deliveriesPerCoreSecond.toLocaleString('en-US'),
       coresBusy(b),
       `${b.rssBeforeMb} MB`,
@@ -127,7 +139,7 @@ export function runTable(runs: readonly PushRun[]): string {
 export const runTableLegend =
   "CPU s and µs/deliv: Herald's CPU from the request to the last delivery; deliv/core-s: deliveries over Herald's CPU until the push record read done; " +
   "floor/s and floor µs: a bare node:http2 client (one process, Herald's sessions and requests in flight) against the same fake, its rate and CPU per request; " +
-  "H÷floor: Herald's rate over the floor's; cores H/F: cores Herald and the fakes kept busy; with several Herald processes, CPU and RSS are their sums";
+  "client µs: the same with Herald's ApnsClient alone; H÷floor: Herald's rate over the floor's; cores H/F: cores Herald and the fakes kept busy; with several Herald processes, CPU and RSS are their sums";
 
 /** Herald's and the fakes' CPU over the push as cores kept busy: a process near 1.0 is what limits the rate. */
 function coresBusy(b: BroadcastResult): string {
@@ -142,8 +154,9 @@ export function targetLines(runs: readonly PushRun[], devices: number): string {
   const lines = [
     `ratio to h2load ceiling: ${median.ratioToCeiling.toFixed(2)} (target ≥ ${targets.ratioToCeiling}) ${mark(median.ratioToCeiling >= targets.ratioToCeiling)}`,
     `Herald CPU per delivery: ${median.cpuMicrosPerDelivery} µs (target ≤ ${targets.cpuMicrosPerDelivery}) ${mark(median.cpuMicrosPerDelivery <= targets.cpuMicrosPerDelivery)}`,
-    `node:http2 alone, same fake: ${median.floorRequestsPerSecond.toLocaleString('en-US')} req/s at ${median.floorCpuMicrosPerRequest} µs per request; ` +
-      `Herald reaches ${median.ratioToFloor.toFixed(2)} of its rate and adds ${median.cpuMicrosOverFloor} µs per delivery`,
+    `node:http2 alone, same fake: ${median.floorRequestsPerSecond.toLocaleString('en-US')} req/s at ${median.floorCpuMicrosPerRequest} µs per request; Herald reaches ${median.ratioToFloor.toFixed(2)} of its rate. ` +
+      `CPU µs per delivery above it: ${tenths(median.apnsClientCpuMicrosPerRequest - median.floorCpuMicrosPerRequest)} in the gateway layer (ApnsClient alone: ${median.apnsClientCpuMicrosPerRequest}), ` +
+      `${tenths(median.cpuMicrosPerDelivery - median.apnsClientCpuMicrosPerRequest)} in the engine`,
     `peak RSS: ${median.peakRssMb} MB at ${devices.toLocaleString('en-US')} devices (target < ${targets.peakRssMb} MB at 1,000,000)${devices >= 1_000_000 ? ` ${mark(median.peakRssMb < targets.peakRssMb)}` : ''}`,
   ];
   return lines.join('\n');

@@ -54,6 +54,7 @@ export function sideBySide(embedded: SetupSummary, distributed: SetupSummary): s
     ['CPU µs per delivery, to the last one', embedded.cpuMicrosPerDelivery.toFixed(1), distributed.cpuMicrosPerDelivery.toFixed(1)],
     ['node:http2 alone, req/s (one process)', number(embedded.floorRequestsPerSecond), number(distributed.floorRequestsPerSecond)],
     ['node:http2 alone, CPU µs per request', embedded.floorCpuMicrosPerRequest.toFixed(1), distributed.floorCpuMicrosPerRequest.toFixed(1)],
+    ['ApnsClient alone, CPU µs per request', embedded.apnsClientCpuMicrosPerRequest.toFixed(1), distributed.apnsClientCpuMicrosPerRequest.toFixed(1)],
     ...kinds.map((kind): [string, string, string] => [`  CPU s of ${kind === 'all' ? 'the all-roles process' : `${kind} processes`}`, byKind(embedded.cpuSecondsByKind, kind, seconds), byKind(distributed.cpuSecondsByKind, kind, seconds)]),
     ['peak RSS, summed over processes', `${embedded.peakRssMb} MB`, `${distributed.peakRssMb} MB`],
     ...kinds.map((kind): [string, string, string] => [`  peak RSS of ${kind === 'all' ? 'the all-roles process' : `one ${kind} process`}`, byKind(embedded.peakRssMbByKind, kind, megabytes), byKind(distributed.peakRssMbByKind, kind, megabytes)]),

@@ -7,7 +7,10 @@ import { defaultMaxInFlight } from '../../src/push/sender/sender.ts';
 import type { BenchGateways } from './bench-gateways.ts';
 
 const run = promisify(execFile);
-const childScript = resolve(import.meta.dirname, 'node-http2-floor-child.ts');
+const childScript = resolve(import.meta.dirname, 'client-floor-child.ts');
+
+/** The client a floor is measured with: bare `node:http2`, or Herald's `ApnsClient` without the engine around it. */
+export type FloorClient = 'node:http2' | 'ApnsClient';
 
 export interface FloorSettings {
   /** Measured requests, each to a token of its own. */
@@ -19,7 +22,7 @@ export interface FloorSettings {
 }
 
 /**
- * The floor for a run: as many requests as devices, at most 100,000 (enough
+ * The floors for a run: as many requests as devices, at most 100,000 (enough
  * for a steady figure, short beside a 1,000,000 run), over Herald's sessions
  * with one sender's delivery window in flight.
  */
@@ -29,11 +32,18 @@ export function floorSettings(devices: number, sessionsPerOrigin: number): Floor
 
 /** What the parent hands the child (argv[2], JSON). */
 export interface FloorChildSettings extends FloorSettings {
+  client: FloorClient;
   origin: string;
   caFile: string;
   payloadFile: string;
-  /** Request headers after `:method` and `:path`, as a flat name/value list. */
-  headers: string[];
+  topic: string;
+  pushType: string;
+  priority: 5 | 10;
+  /** The bare client's provider token; Herald's client signs its own with the key. */
+  jwt: string;
+  keyFile: string;
+  keyId: string;
+  teamId: string;
   /** Requests sent first and not measured. */
   warmUp: number;
 }
@@ -46,8 +56,9 @@ export interface FloorChildResult {
   cpuSeconds: number;
 }
 
-/** The bare client's figures: what Node's own HTTP/2 client costs against the same fake, Herald's code taken away. */
-export interface NodeHttp2Floor extends FloorSettings {
+/** One client's figures against the fake, nothing else in its process. */
+export interface ClientFloor extends FloorSettings {
+  client: FloorClient;
   requestsPerSecond: number;
   cpuMicrosPerRequest: number;
   /** Cores the client kept busy. */
@@ -55,25 +66,34 @@ export interface NodeHttp2Floor extends FloorSettings {
 }
 
 /**
- * The floor under Herald's figures: a child process that is nothing but a
- * `node:http2` client (the Node binary Herald runs on) sends what Herald
- * sends — the same TLS, headers in the same raw form, provider token and
- * body, to distinct tokens — with Herald's sessions and requests in flight,
- * to the same fake APNs. Its CPU per request is what any Node sender pays
- * before doing anything of its own; Herald's figures over it show what
- * Herald adds.
+ * What sending alone costs, below Herald's figures: a child process (the Node
+ * binary Herald runs on) that is nothing but one APNs client sends what Herald
+ * sends — the same TLS, headers in the same raw form, provider token and body,
+ * to distinct tokens — with Herald's sessions and requests in flight, to the
+ * same fake APNs. With `node:http2` its CPU per request is what any Node
+ * sender pays before doing anything of its own; with `ApnsClient` it adds
+ * Herald's gateway layer (http2-wrapper's sessions, the pool, the exchange,
+ * provider tokens, the answer's classification), so that Herald's figures
+ * over the two show what the gateway layer and the engine each add.
  */
-export async function measureNodeHttp2Floor(gateways: BenchGateways, data: Record<string, unknown>, settings: FloorSettings): Promise<NodeHttp2Floor> {
+export async function measureClientFloor(gateways: BenchGateways, data: Record<string, unknown>, settings: FloorSettings, client: FloorClient): Promise<ClientFloor> {
   const template = buildApnsTemplate({ data, expiresAt: null });
   const payloadFile = join(gateways.pki.dir, 'floor-payload.json');
   writeFileSync(payloadFile, template.body);
-  const jwt = await gateways.providerToken();
+  const { pki } = gateways;
   const child: FloorChildSettings = {
     ...settings,
+    client,
     origin: gateways.apns.origin,
-    caFile: gateways.pki.ca.certFile,
+    caFile: pki.ca.certFile,
     payloadFile,
-    headers: ['apns-topic', gateways.pki.apns.topic, 'apns-push-type', template.pushType, 'authorization', `bearer ${jwt}`, 'apns-priority', String(template.priority)],
+    topic: pki.apns.topic,
+    pushType: template.pushType,
+    priority: template.priority,
+    jwt: await gateways.providerToken(),
+    keyFile: pki.apns.key.file,
+    keyId: pki.apns.key.keyId,
+    teamId: pki.apns.teamId,
     warmUp: Math.min(5000, settings.requests),
   };
   const { stdout } = await run(process.execPath, [childScript, JSON.stringify(child)], { maxBuffer: 1024 * 1024 });
@@ -82,10 +102,11 @@ export async function measureNodeHttp2Floor(gateways: BenchGateways, data: Recor
   const result = JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}') as FloorChildResult;
   const expected = settings.requests + child.warmUp;
   if (result.ok !== settings.requests || counts.deliveries !== expected) {
-    throw new Error(`the node:http2 floor's requests were not all delivered: ${result.ok}/${settings.requests} answered 200, the fake counted ${counts.deliveries}/${expected}`);
+    throw new Error(`${client}'s requests were not all delivered: ${result.ok}/${settings.requests} answered 200, the fake counted ${counts.deliveries}/${expected}`);
   }
   return {
     ...settings,
+    client,
     requestsPerSecond: Math.round(result.requests / result.seconds),
     cpuMicrosPerRequest: Math.round((result.cpuSeconds / result.requests) * 1e7) / 10,
     cores: Math.round((result.cpuSeconds / result.seconds) * 100) / 100,
