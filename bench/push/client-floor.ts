@@ -65,6 +65,39 @@ export interface ClientFloor extends FloorSettings {
   cores: number;
 }
 
+/** Turns each client gets, alternating, so that the machine's drift weighs on both alike. */
+const floorTurns = 2;
+
+/**
+ * Both floors, measured in alternating turns (bare, ApnsClient, bare,
+ * ApnsClient), each turn sending its share of `settings.requests`; each
+ * client's figures are over all its turns.
+ */
+export async function measureFloors(gateways: BenchGateways, data: Record<string, unknown>, settings: FloorSettings): Promise<{ floor: ClientFloor; apnsClient: ClientFloor }> {
+  const turn = { ...settings, requests: Math.ceil(settings.requests / floorTurns) };
+  const turns: Record<FloorClient, ClientFloor[]> = { 'node:http2': [], ApnsClient: [] };
+  for (let index = 0; index < floorTurns; index += 1) {
+    for (const client of ['node:http2', 'ApnsClient'] as const) turns[client].push(await measureClientFloor(gateways, data, turn, client));
+  }
+  return { floor: combine(turns['node:http2']), apnsClient: combine(turns.ApnsClient) };
+}
+
+/** One figure over several turns of the same client: requests, seconds and CPU summed. */
+function combine(turns: readonly ClientFloor[]): ClientFloor {
+  const first = turns[0];
+  if (first === undefined) throw new Error('no turns to combine');
+  const requests = turns.reduce((sum, turn) => sum + turn.requests, 0);
+  const seconds = turns.reduce((sum, turn) => sum + turn.requests / turn.requestsPerSecond, 0);
+  const cpuSeconds = turns.reduce((sum, turn) => sum + (turn.cpuMicrosPerRequest * turn.requests) / 1e6, 0);
+  return {
+    ...first,
+    requests,
+    requestsPerSecond: Math.round(requests / seconds),
+    cpuMicrosPerRequest: Math.round((cpuSeconds / requests) * 1e7) / 10,
+    cores: Math.round((cpuSeconds / seconds) * 100) / 100,
+  };
+}
+
 /**
  * What sending alone costs, below Herald's figures: a child process (the Node
  * binary Herald runs on) that is nothing but one APNs client sends what Herald

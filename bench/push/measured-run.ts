@@ -3,7 +3,7 @@ import type { BenchGateways } from './bench-gateways.ts';
 import { startBenchHerald, type BenchApp, type BenchHerald, type BenchHeraldOptions } from './bench-herald.ts';
 import { followBroadcast, type BroadcastResult } from './follow-broadcast.ts';
 import { measureCeiling, type CeilingSettings } from './h2load-ceiling.ts';
-import { measureClientFloor, type ClientFloor, type FloorSettings } from './client-floor.ts';
+import { measureFloors, type ClientFloor, type FloorSettings } from './client-floor.ts';
 import { pushRun, recordCounts, type PushRun } from './push-report.ts';
 
 /** Checks a run makes on the running Herald besides following the broadcast; what `afterBroadcast` answers is kept with the run. */
@@ -35,7 +35,7 @@ export interface MeasuredRunOptions {
  * then Herald started (one process or several) and left to settle, the
  * broadcast followed to its last delivery and its record read `done`, Herald
  * stopped, h2load again, then bare `node:http2` and Herald's `ApnsClient`
- * each alone. The ceiling and the floors are measured with Herald gone, so
+ * each alone, in alternating turns. The ceiling and the floors are measured with Herald gone, so
  * they never compete for the cores.
  */
 export async function measuredRun(options: MeasuredRunOptions): Promise<{ run: PushRun; profiles: string[] }> {
@@ -60,9 +60,8 @@ export async function measuredRun(options: MeasuredRunOptions): Promise<{ run: P
   // Measured again once Herald is gone: the machine's other work comes and goes, and the two together show by how much.
   const after = await measureCeiling(gateways, options.data, options.ceiling);
   out(`${label}: h2load ceiling after it ${after.requestsPerSecond.toLocaleString('en-US')} req/s`);
-  const floor = await measureClientFloor(gateways, options.data, options.floor, 'node:http2');
+  const { floor, apnsClient } = await measureFloors(gateways, options.data, options.floor);
   out(floorLine(label, floor));
-  const apnsClient = await measureClientFloor(gateways, options.data, options.floor, 'ApnsClient');
   out(floorLine(label, apnsClient));
   const run = pushRun(broadcast, before, after, { floor, apnsClient });
   return { run: checks === undefined ? run : { ...run, checks }, profiles };

@@ -46,6 +46,11 @@ function hundredths(value: number): number {
   return Math.round(value * 100) / 100;
 }
 
+/** A difference of two CPU figures; one below zero says only that the machine's noise was larger than the difference. */
+function added(micros: number): string {
+  return micros < 0 ? `${tenths(micros)} (below this machine's noise)` : String(tenths(micros));
+}
+
 function tenths(value: number): number {
   return Math.round(value * 10) / 10;
 }
@@ -155,8 +160,8 @@ export function targetLines(runs: readonly PushRun[], devices: number): string {
     `ratio to h2load ceiling: ${median.ratioToCeiling.toFixed(2)} (target ≥ ${targets.ratioToCeiling}) ${mark(median.ratioToCeiling >= targets.ratioToCeiling)}`,
     `Herald CPU per delivery: ${median.cpuMicrosPerDelivery} µs (target ≤ ${targets.cpuMicrosPerDelivery}) ${mark(median.cpuMicrosPerDelivery <= targets.cpuMicrosPerDelivery)}`,
     `node:http2 alone, same fake: ${median.floorRequestsPerSecond.toLocaleString('en-US')} req/s at ${median.floorCpuMicrosPerRequest} µs per request; Herald reaches ${median.ratioToFloor.toFixed(2)} of its rate. ` +
-      `CPU µs per delivery above it: ${tenths(median.apnsClientCpuMicrosPerRequest - median.floorCpuMicrosPerRequest)} in the gateway layer (ApnsClient alone: ${median.apnsClientCpuMicrosPerRequest}), ` +
-      `${tenths(median.cpuMicrosPerDelivery - median.apnsClientCpuMicrosPerRequest)} in the engine`,
+      `CPU µs per delivery above it: ${added(median.apnsClientCpuMicrosPerRequest - median.floorCpuMicrosPerRequest)} in the gateway layer (ApnsClient alone: ${median.apnsClientCpuMicrosPerRequest}), ` +
+      `${added(median.cpuMicrosPerDelivery - median.apnsClientCpuMicrosPerRequest)} in the engine`,
     `peak RSS: ${median.peakRssMb} MB at ${devices.toLocaleString('en-US')} devices (target < ${targets.peakRssMb} MB at 1,000,000)${devices >= 1_000_000 ? ` ${mark(median.peakRssMb < targets.peakRssMb)}` : ''}`,
   ];
   return lines.join('\n');
