@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Kafka, logLevel } from 'kafkajs';
 import { quietKafkaRequestQueues } from '../../src/bus/kafka/idle-request-queue.ts';
+import { kafkaErrorType } from '../../src/bus/kafka/kafka-errors.ts';
 import type { RawConfig } from '../../src/config/schema.ts';
 import { serviceEndpoints } from './service-endpoints.ts';
 
@@ -49,7 +50,17 @@ export async function deleteKafkaTopics(prefix: string): Promise<void> {
   await admin.connect();
   try {
     const topics = (await admin.listTopics()).filter((topic) => topic.startsWith(prefix));
-    if (topics.length > 0) await admin.deleteTopics({ topics, timeout: 30_000 });
+    // One topic a request: kafkajs retries a failed request whole, and a topic
+    // the first attempt deleted then answers UNKNOWN_TOPIC_OR_PARTITION on
+    // every retry. That answer (also given for a topic still being deleted)
+    // means it is gone, which is all this wants.
+    for (const topic of topics) {
+      try {
+        await admin.deleteTopics({ topics: [topic], timeout: 30_000 });
+      } catch (error) {
+        if (kafkaErrorType(error) !== 'UNKNOWN_TOPIC_OR_PARTITION') throw error;
+      }
+    }
   } finally {
     await admin.disconnect();
   }
