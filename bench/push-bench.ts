@@ -11,8 +11,8 @@
  * CPU seconds and peak RSS, and whether every device got exactly one
  * notification. Before and after each run it measures the fake APNs's
  * ceiling with h2load and prints Herald's rate as a share of their mean; after
- * each run, a bare node:http2 client against the same fake shows what Node's
- * own HTTP/2 client costs, and Herald's figures over it. Results go to
+ * each run, bare node:http2 and Herald's ApnsClient, each alone against the
+ * same fake, show what sending costs without Herald's engine. Results go to
  * bench/results/push-<store>[-android].json (`-<devices>` added for other sizes).
  *
  * `--distributed` sends the same broadcast to the same audience (seeded the

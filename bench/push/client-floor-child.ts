@@ -1,5 +1,5 @@
 /**
- * The child of `measureClientFloor`: one APNs client sending and nothing
+ * The child of `measureFloors`: one APNs client sending and nothing
  * else — bare `node:http2`, or Herald's `ApnsClient` without the engine
  * around it. Settings come as JSON in argv[2]; the figures go to stdout as JSON.
  */

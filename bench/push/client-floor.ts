@@ -69,36 +69,6 @@ export interface ClientFloor extends FloorSettings {
 const floorTurns = 2;
 
 /**
- * Both floors, measured in alternating turns (bare, ApnsClient, bare,
- * ApnsClient), each turn sending its share of `settings.requests`; each
- * client's figures are over all its turns.
- */
-export async function measureFloors(gateways: BenchGateways, data: Record<string, unknown>, settings: FloorSettings): Promise<{ floor: ClientFloor; apnsClient: ClientFloor }> {
-  const turn = { ...settings, requests: Math.ceil(settings.requests / floorTurns) };
-  const turns: Record<FloorClient, ClientFloor[]> = { 'node:http2': [], ApnsClient: [] };
-  for (let index = 0; index < floorTurns; index += 1) {
-    for (const client of ['node:http2', 'ApnsClient'] as const) turns[client].push(await measureClientFloor(gateways, data, turn, client));
-  }
-  return { floor: combine(turns['node:http2']), apnsClient: combine(turns.ApnsClient) };
-}
-
-/** One figure over several turns of the same client: requests, seconds and CPU summed. */
-function combine(turns: readonly ClientFloor[]): ClientFloor {
-  const first = turns[0];
-  if (first === undefined) throw new Error('no turns to combine');
-  const requests = turns.reduce((sum, turn) => sum + turn.requests, 0);
-  const seconds = turns.reduce((sum, turn) => sum + turn.requests / turn.requestsPerSecond, 0);
-  const cpuSeconds = turns.reduce((sum, turn) => sum + (turn.cpuMicrosPerRequest * turn.requests) / 1e6, 0);
-  return {
-    ...first,
-    requests,
-    requestsPerSecond: Math.round(requests / seconds),
-    cpuMicrosPerRequest: Math.round((cpuSeconds / requests) * 1e7) / 10,
-    cores: Math.round((cpuSeconds / seconds) * 100) / 100,
-  };
-}
-
-/**
  * What sending alone costs, below Herald's figures: a child process (the Node
  * binary Herald runs on) that is nothing but one APNs client sends what Herald
  * sends — the same TLS, headers in the same raw form, provider token and body,
@@ -108,15 +78,20 @@ function combine(turns: readonly ClientFloor[]): ClientFloor {
  * Herald's gateway layer (http2-wrapper's sessions, the pool, the exchange,
  * provider tokens, the answer's classification), so that Herald's figures
  * over the two show what the gateway layer and the engine each add.
+ *
+ * The two are measured in alternating turns (bare, ApnsClient, bare,
+ * ApnsClient), each turn sending its share of `settings.requests`; each
+ * client's figures are over all its turns.
  */
-export async function measureClientFloor(gateways: BenchGateways, data: Record<string, unknown>, settings: FloorSettings, client: FloorClient): Promise<ClientFloor> {
+export async function measureFloors(gateways: BenchGateways, data: Record<string, unknown>, settings: FloorSettings): Promise<{ floor: ClientFloor; apnsClient: ClientFloor }> {
   const template = buildApnsTemplate({ data, expiresAt: null });
   const payloadFile = join(gateways.pki.dir, 'floor-payload.json');
   writeFileSync(payloadFile, template.body);
   const { pki } = gateways;
-  const child: FloorChildSettings = {
+  const requests = Math.ceil(settings.requests / floorTurns);
+  const turn: Omit<FloorChildSettings, 'client'> = {
     ...settings,
-    client,
+    requests,
     origin: gateways.apns.origin,
     caFile: pki.ca.certFile,
     payloadFile,
@@ -127,21 +102,38 @@ export async function measureClientFloor(gateways: BenchGateways, data: Record<s
     keyFile: pki.apns.key.file,
     keyId: pki.apns.key.keyId,
     teamId: pki.apns.teamId,
-    warmUp: Math.min(5000, settings.requests),
+    warmUp: Math.min(5000, requests),
   };
+  const turns: Record<FloorClient, FloorChildResult[]> = { 'node:http2': [], ApnsClient: [] };
+  for (let index = 0; index < floorTurns; index += 1) {
+    for (const client of ['node:http2', 'ApnsClient'] as const) turns[client].push(await runTurn(gateways, { ...turn, client }));
+  }
+  const floorOf = (client: FloorClient): ClientFloor => ({ ...settings, client, ...figures(turns[client]) });
+  return { floor: floorOf('node:http2'), apnsClient: floorOf('ApnsClient') };
+}
+
+/** One turn of one client in its own process; throws unless the fake got every request once. */
+async function runTurn(gateways: BenchGateways, child: FloorChildSettings): Promise<FloorChildResult> {
   const { stdout } = await run(process.execPath, [childScript, JSON.stringify(child)], { maxBuffer: 1024 * 1024 });
   const counts = await gateways.apns.counts();
   await gateways.reset();
   const result = JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}') as FloorChildResult;
-  const expected = settings.requests + child.warmUp;
-  if (result.ok !== settings.requests || counts.deliveries !== expected) {
-    throw new Error(`${client}'s requests were not all delivered: ${result.ok}/${settings.requests} answered 200, the fake counted ${counts.deliveries}/${expected}`);
+  const expected = child.requests + child.warmUp;
+  if (result.ok !== child.requests || counts.deliveries !== expected) {
+    throw new Error(`${child.client}'s requests were not all delivered: ${result.ok}/${child.requests} answered 200, the fake counted ${counts.deliveries}/${expected}`);
   }
+  return result;
+}
+
+/** A client's figures over its turns: requests, seconds and CPU summed. */
+function figures(results: readonly FloorChildResult[]): Pick<ClientFloor, 'requests' | 'requestsPerSecond' | 'cpuMicrosPerRequest' | 'cores'> {
+  const requests = results.reduce((sum, result) => sum + result.requests, 0);
+  const seconds = results.reduce((sum, result) => sum + result.seconds, 0);
+  const cpuSeconds = results.reduce((sum, result) => sum + result.cpuSeconds, 0);
   return {
-    ...settings,
-    client,
-    requestsPerSecond: Math.round(result.requests / result.seconds),
-    cpuMicrosPerRequest: Math.round((result.cpuSeconds / result.requests) * 1e7) / 10,
-    cores: Math.round((result.cpuSeconds / result.seconds) * 100) / 100,
+    requests,
+    requestsPerSecond: Math.round(requests / seconds),
+    cpuMicrosPerRequest: Math.round((cpuSeconds / requests) * 1e7) / 10,
+    cores: Math.round((cpuSeconds / seconds) * 100) / 100,
   };
 }

@@ -35,8 +35,8 @@ export interface MeasuredRunOptions {
  * then Herald started (one process or several) and left to settle, the
  * broadcast followed to its last delivery and its record read `done`, Herald
  * stopped, h2load again, then bare `node:http2` and Herald's `ApnsClient`
- * each alone, in alternating turns. The ceiling and the floors are measured with Herald gone, so
- * they never compete for the cores.
+ * each alone, in alternating turns. The ceiling and the floors are measured
+ * with Herald gone, so they never compete for the cores.
  */
 export async function measuredRun(options: MeasuredRunOptions): Promise<{ run: PushRun; profiles: string[] }> {
   const { label, gateways, out } = options;
