@@ -209,6 +209,9 @@ export class ImportRun {
     state.files[key] = checkpoint;
     this.progress.file = file.path;
     const readStart = this.progress.readBytes;
+    // A file's first settled rows are checkpointed at once, so that the state
+    // file shows where the import is even in a file shorter than the interval.
+    let firstSettled = true;
     const outcome = await importFile({
       file,
       writer: this.#writers[className],
@@ -225,7 +228,8 @@ export class ImportRun {
         checkpoint.line = position.line;
         state.rejectBytes = rejects.bytes;
         this.progress.rowsThisRun += rows.length;
-        this.#saveState(state, false);
+        this.#saveState(state, firstSettled);
+        firstSettled = false;
       },
       onRead: (offset) => {
         this.progress.readBytes = readStart + offset - from.offset;

@@ -15,7 +15,9 @@ import { exportDir, exportedInstallation, openTestStore, removeExportDirs, scann
  */
 const mainScript = resolve(import.meta.dirname, '../../src/main.ts');
 const appId = 'cliapp';
-const users = 6_000;
+// Enough that the users file takes a while after its first checkpoint (about 2 s here), so the test's signal lands mid-file.
+const users = 30_000;
+const usersShown = users.toLocaleString('en-US');
 const slowTest = 120_000;
 
 afterAll(removeExportDirs);
@@ -101,7 +103,7 @@ describe('herald import, the command', () => {
       expect(await finished(second, 'the resumed import to exit'), second.output()).toBe(0);
       expect(second.output()).toContain('Import finished.');
       // The summary counts both runs: each row read once.
-      expect(second.output()).toMatch(/_User\s+6,000\s+[\d,]+\s+[\d,]+\s+0\n/);
+      expect(second.output()).toMatch(new RegExp(`_User\\s+${usersShown}\\s+[\\d,]+\\s+[\\d,]+\\s+0\\n`));
       expect(second.output()).toMatch(/_Installation\s+300\s+/);
       expect(existsSync(join(dir, `herald-import-${appId}.state.json`))).toBe(false);
       expect(await storedCounts(dir)).toEqual({ users, installations: 300 });
@@ -123,7 +125,7 @@ describe('herald import, the command', () => {
 
       const second = startImport(dir, ['.']);
       expect(await finished(second, 'the resumed import to exit'), second.output()).toBe(0);
-      expect(second.output()).toMatch(/_User\s+6,000\s+/);
+      expect(second.output()).toMatch(new RegExp(`_User\\s+${usersShown}\\s+`));
       expect(await storedCounts(dir)).toEqual({ users, installations: 300 });
 
       // And a third run finds everything in place.
