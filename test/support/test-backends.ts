@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { Kafka, logLevel } from 'kafkajs';
+import { Kafka, logLevel, type Admin } from 'kafkajs';
 import { quietKafkaRequestQueues } from '../../src/bus/kafka/idle-request-queue.ts';
 import { kafkaErrorType } from '../../src/bus/kafka/kafka-errors.ts';
 import type { RawConfig } from '../../src/config/schema.ts';
@@ -49,19 +49,24 @@ export async function deleteKafkaTopics(prefix: string): Promise<void> {
   const admin = new Kafka({ clientId: 'herald-tests', brokers: [...serviceEndpoints.kafka.brokers], logLevel: logLevel.NOTHING }).admin();
   await admin.connect();
   try {
-    const topics = (await admin.listTopics()).filter((topic) => topic.startsWith(prefix));
-    // One topic a request: kafkajs retries a failed request whole, and a topic
-    // the first attempt deleted then answers UNKNOWN_TOPIC_OR_PARTITION on
-    // every retry. That answer (also given for a topic still being deleted)
-    // means it is gone, which is all this wants.
-    for (const topic of topics) {
-      try {
-        await admin.deleteTopics({ topics: [topic], timeout: 30_000 });
-      } catch (error) {
-        if (kafkaErrorType(error) !== 'UNKNOWN_TOPIC_OR_PARTITION') throw error;
-      }
-    }
+    await deleteTopics(admin, (await admin.listTopics()).filter((topic) => topic.startsWith(prefix)));
   } finally {
     await admin.disconnect();
+  }
+}
+
+/**
+ * Deletes `topics`, one a request: kafkajs retries a failed request whole, and
+ * a topic the first attempt deleted then answers UNKNOWN_TOPIC_OR_PARTITION on
+ * every retry. That answer (also given for a topic still being deleted) means
+ * it is gone, which is all a test's cleanup wants.
+ */
+export async function deleteTopics(admin: Admin, topics: readonly string[]): Promise<void> {
+  for (const topic of topics) {
+    try {
+      await admin.deleteTopics({ topics: [topic], timeout: 30_000 });
+    } catch (error) {
+      if (kafkaErrorType(error) !== 'UNKNOWN_TOPIC_OR_PARTITION') throw error;
+    }
   }
 }

@@ -1,3 +1,4 @@
+import type { ISocketFactory } from 'kafkajs';
 import type { Logger } from '../../core/logger.ts';
 
 export interface KafkaBusOptions {
@@ -25,6 +26,8 @@ export interface KafkaBusOptions {
   rebalanceTimeoutMs?: number;
   /** How long a fetch waits on the broker for new messages; also what `close()` may wait for the fetch loop; default 500 ms. */
   maxWaitTimeMs?: number;
+  /** Opens the connections to the brokers (through a proxy, say); default plain TCP with keep-alive. */
+  socketFactory?: ISocketFactory;
 }
 
 /** `KafkaBusOptions` checked, with every default filled in. */

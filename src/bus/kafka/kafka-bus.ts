@@ -25,6 +25,8 @@ export class KafkaBus implements Bus {
   readonly #admin: LazyConnection<Admin>;
   readonly #partitionCounts: PartitionCounts;
   readonly #subscriptions = new Set<KafkaSubscription>();
+  /** Aborted when the bus begins closing: ends the wait of members still joining. */
+  readonly #closing = new AbortController();
   #closed: Promise<void> | null = null;
 
   constructor(options: KafkaBusOptions) {
@@ -39,6 +41,7 @@ export class KafkaBus implements Bus {
       retry: { retries: this.#settings.retries, initialRetryTime: 100, maxRetryTime: 5_000 },
       logLevel: kafkaLogLevel(this.#logger),
       logCreator: kafkaLogCreator(this.#logger),
+      socketFactory: options.socketFactory,
     });
     this.#producer = new LazyConnection(
       this.#kafka.producer({
@@ -117,7 +120,14 @@ export class KafkaBus implements Bus {
     this.#assertOpen();
     const settings = compileSubscribeOptions(options);
     const logger = this.#logger.child({ groupId: settings.groupId });
-    const subscription = await KafkaSubscription.start(this.#kafka, settings, this.#settings, logger, (closed) => this.#subscriptions.delete(closed));
+    const subscription = await KafkaSubscription.start(
+      this.#kafka,
+      settings,
+      this.#settings,
+      logger,
+      (closed) => this.#subscriptions.delete(closed),
+      this.#closing.signal,
+    );
     this.#subscriptions.add(subscription);
     if (this.#closed !== null) {
       // The bus began closing while this member was joining.
@@ -155,6 +165,7 @@ export class KafkaBus implements Bus {
   }
 
   close(): Promise<void> {
+    this.#closing.abort(new Error('bus is closed'));
     this.#closed ??= this.#shutdown();
     return this.#closed;
   }

@@ -47,16 +47,27 @@ export class KafkaSubscription implements Subscription {
   readonly #failures = new Map<string, number>();
   readonly #resumeTimers = new Set<NodeJS.Timeout>();
   #closing = false;
+  /** Restarts of the consumer since it last joined its group. */
+  #restarts = 0;
   #stoppedBy: Error | null = null;
   #closed: Promise<void> | null = null;
 
-  /** Joins the group; resolves once this member has its first assignment. */
+  /**
+   * Joins the group; resolves once this member has its first assignment.
+   *
+   * A retriable failure to join (the group's coordinator loading or moving, a
+   * broker away) makes kafkajs restart the consumer after a backoff; the start
+   * waits through those restarts for as long as they take, so a role stays
+   * `starting` instead of failing. An error kafkajs does not retry fails the
+   * start, and so does `signal` (the bus closing) with "bus is closed".
+   */
   static async start(
     kafka: Kafka,
     settings: SubscribeSettings,
     busSettings: KafkaBusSettings,
     logger: Logger,
     onClosed: (subscription: KafkaSubscription) => void,
+    signal: AbortSignal,
   ): Promise<KafkaSubscription> {
     const consumer = kafka.consumer({
       groupId: settings.groupId,
@@ -76,9 +87,11 @@ export class KafkaSubscription implements Subscription {
         partitionsConsumedConcurrently: settings.concurrency,
         eachBatch: (payload) => subscription.#eachBatch(payload),
       });
-      await subscription.#joined;
+      await untilSettled(subscription.#joined, signal);
     } catch (error) {
+      subscription.#closing = true;
       await consumer.disconnect().catch(() => undefined);
+      if (signal.aborted) throw new Error('bus is closed', { cause: error });
       throw toBusError(error, settings.topics.join(', '));
     }
     return subscription;
@@ -103,12 +116,20 @@ export class KafkaSubscription implements Subscription {
         this.#revocation = null;
         this.#assignment = Object.entries(payload.memberAssignment).map(([topic, partitions]) => ({ topic, partitions: [...partitions].sort((a, b) => a - b) }));
         this.#logger.debug({ assignment: this.#assignment }, 'bus subscription assigned');
+        if (this.#restarts > 0) this.#logger.info({ restarts: this.#restarts }, 'Kafka consumer joined its group again after restarting');
+        this.#restarts = 0;
         resolve();
       });
       consumer.on(consumer.events.CRASH, ({ payload }) => {
         this.#assignment = [];
-        if (payload.restart) this.#logger.warn({ err: payload.error }, 'Kafka consumer crashed; restarting it');
-        else if (!this.#closing) {
+        if (payload.restart) {
+          // kafkajs rejoins after a backoff; the first join waits for that. One line per outage, not per restart.
+          this.#restarts += 1;
+          if (this.#restarts === 1) this.#logger.warn({ err: payload.error }, 'Kafka consumer crashed; restarting it until it joins its group');
+          else this.#logger.debug({ err: payload.error, restarts: this.#restarts }, 'Kafka consumer restarting again');
+          return;
+        }
+        if (!this.#closing) {
           this.#stoppedBy = payload.error;
           this.#logger.error({ err: payload.error }, 'Kafka consumer crashed and stopped');
         }
@@ -254,6 +275,16 @@ export class KafkaSubscription implements Subscription {
     // Throwing the broker's own error makes kafkajs rejoin the group.
     if (this.#revocation !== null) throw this.#revocation;
   }
+}
+
+/** `promise`, or "bus is closed" as soon as `signal` aborts. */
+function untilSettled(promise: Promise<void>, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const onAbort = (): void => reject(new Error('bus is closed'));
+    if (signal.aborted) return onAbort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
 }
 
 function toBusMessage(topic: string, partition: number, message: KafkaMessage): BusMessage {
