@@ -5,6 +5,7 @@ import { quietKafkaRequestQueues } from '../../src/bus/kafka/idle-request-queue.
 import { compileKafkaBusOptions } from '../../src/bus/kafka/kafka-bus-options.ts';
 import { KafkaBus } from '../../src/bus/kafka/kafka-bus.ts';
 import { ServiceUnavailableError } from '../../src/core/errors.ts';
+import type { BusMessage } from '../../src/core/ports/bus.ts';
 import { silentLogger } from '../../src/core/logger.ts';
 import { eventually } from '../support/eventually.ts';
 import { JoinGroupRefusals } from '../support/kafka-join-refusals.ts';
@@ -111,11 +112,11 @@ describe('KafkaBus', () => {
       try {
         await bus.ensureTopics([{ name: topic, partitions: 2 }]);
         let outcome = 'pending';
-        const subscribing = bus.subscribe({ groupId, topics: [topic], handler: (message) => {
-            received.push(message.value.toString());
-            return Promise.resolve();
-          },
-        });
+        const handler = (message: BusMessage): Promise<void> => {
+          received.push(message.value.toString());
+          return Promise.resolve();
+        };
+        const subscribing = bus.subscribe({ groupId, topics: [topic], handler });
         subscribing.then(
           () => (outcome = 'joined'),
           (error: unknown) => (outcome = `failed: ${String(error)}`),

@@ -59,7 +59,7 @@ export class KafkaSubscription implements Subscription {
    * broker away) makes kafkajs restart the consumer after a backoff; the start
    * waits through those restarts for as long as they take, so a role stays
    * `starting` instead of failing. An error kafkajs does not retry fails the
-   * start, and so does `signal` (the bus closing) with "bus is closed".
+   * start, and so does `signal` (the bus closing), with its reason.
    */
   static async start(
     kafka: Kafka,
@@ -91,7 +91,8 @@ export class KafkaSubscription implements Subscription {
     } catch (error) {
       subscription.#closing = true;
       await consumer.disconnect().catch(() => undefined);
-      if (signal.aborted) throw new Error('bus is closed', { cause: error });
+      // The bus's own "bus is closed", not a Kafka failure.
+      if (signal.aborted) throw signal.reason;
       throw toBusError(error, settings.topics.join(', '));
     }
     return subscription;
@@ -277,10 +278,10 @@ export class KafkaSubscription implements Subscription {
   }
 }
 
-/** `promise`, or "bus is closed" as soon as `signal` aborts. */
+/** `promise`, or a rejection with the signal's reason as soon as `signal` aborts. */
 function untilSettled(promise: Promise<void>, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
-    const onAbort = (): void => reject(new Error('bus is closed'));
+    const onAbort = (): void => reject(signal.reason as Error);
     if (signal.aborted) return onAbort();
     signal.addEventListener('abort', onAbort, { once: true });
     promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
