@@ -45,11 +45,10 @@ export class Housekeeping {
       for (let shard = 0; shard < store.installations.shardCount && !signal.aborted; shard += 1) {
         let after: string | null = null;
         do {
-          const page = await store.installations.scanShard(appId, { shard, index: { kind: 'all' }, after, limit: pageSize });
-          for (const installation of page.installations) {
-            if (Date.parse(installation.updatedAt) < cutoff && (await store.installations.deleteIfUnchanged(appId, installation.objectId, installation.updatedAt))) {
-              installations += 1;
-            }
+          // Only ids and save times: the sweep reads every installation of every app and needs nothing else of them.
+          const page = await store.installations.scanShardStamps(appId, { shard, after, limit: pageSize });
+          for (const { objectId, updatedAt } of page.stamps) {
+            if (Date.parse(updatedAt) < cutoff && (await store.installations.deleteIfUnchanged(appId, objectId, updatedAt))) installations += 1;
           }
           after = page.next;
         } while (after !== null && !signal.aborted);

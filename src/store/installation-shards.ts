@@ -1,4 +1,4 @@
-import type { DeviceKey, InstallationIndex } from '../core/ports/installation-store.ts';
+import type { DeviceKey, InstallationIndex, InstallationStamp } from '../core/ports/installation-store.ts';
 import type { StoredObject } from '../core/ports/object-store.ts';
 
 /** Shards per app unless configured; recorded in the store when it is created. */
@@ -84,4 +84,10 @@ export function installationIndexKeys(installation: Readonly<StoredObject>): str
   const deviceType = installationDeviceType(installation);
   if (deviceType !== null) keys.push(indexKey({ kind: 'deviceType', deviceType }));
   return keys;
+}
+
+/** An installation's objectId and updatedAt ('' when it has none), as `scanShardStamps` answers them. */
+export function stampOf(installation: Readonly<StoredObject>): InstallationStamp {
+  const updatedAt: unknown = installation.updatedAt;
+  return { objectId: installation.objectId, updatedAt: typeof updatedAt === 'string' ? updatedAt : '' };
 }

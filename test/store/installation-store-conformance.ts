@@ -3,11 +3,13 @@ import { PreconditionFailedError, ServiceUnavailableError } from '../../src/core
 import type { InstallationStore } from '../../src/core/ports/installation-store.ts';
 import type { StoredObject } from '../../src/core/ports/object-store.ts';
 import { fnv1a, type IndexChoice } from '../../src/store/installation-shards.ts';
-import { conformanceShards, indexIds, newInstallation, nextTime, readIndex, type PushDataContext } from './push-data-fixture.ts';
+import { conformanceShards, indexIds, newId, newInstallation, nextTime, readIndex, type PushDataContext } from './push-data-fixture.ts';
 import { duplicateField, newAppId } from './store-conformance-fixture.ts';
 
 const channel = (name: string): IndexChoice => ({ kind: 'channel', channel: name });
 const deviceType = (name: string): IndexChoice => ({ kind: 'deviceType', deviceType: name });
+
+const byObjectId = (a: { objectId: string }, b: { objectId: string }): number => (a.objectId < b.objectId ? -1 : a.objectId > b.objectId ? 1 : 0);
 
 /** Installations: device keys, copies by channel and device type, shard pages. */
 export function describeInstallationConformance(context: PushDataContext): void {
@@ -296,6 +298,44 @@ export function describeInstallationConformance(context: PushDataContext): void 
       expect(byType.found.map((installation) => installation.objectId).sort()).toEqual(
         all.filter((installation) => installation.deviceType === 'ios').map((installation) => installation.objectId).sort(),
       );
+    });
+
+    it('pages a whole shard as stamps, objectId and updatedAt, exactly as a scan of it pages the documents', async () => {
+      const store = installations();
+      const appId = newAppId();
+      const all = Array.from({ length: 90 }, (_, index) => newInstallation({ deviceType: 'ios', deviceToken: `stamp-${index}`, channels: ['news'] }));
+      // A document without updatedAt (written by an older import, say) is stamped '' and so never taken for idle.
+      const unstamped: StoredObject = { objectId: newId(), createdAt: nextTime() } as StoredObject;
+      await store.insertMany(appId, [...all, unstamped]);
+      const resaved = await store.update(appId, all[0]!.objectId, [{ op: 'set', path: ['badge'], value: 2 }], { updatedAt: nextTime() });
+      expect(await store.delete(appId, all[1]!.objectId)).toBe(true);
+      // Another app's installations are not in its pages.
+      await store.insert(newAppId(), newInstallation({ deviceType: 'ios' }));
+
+      const stamped: { objectId: string; updatedAt: string }[] = [];
+      for (let shard = 0; shard < store.shardCount; shard += 1) {
+        for (const limit of [3, 1000]) {
+          const stamps: { objectId: string; updatedAt: string }[] = [];
+          const documents: StoredObject[] = [];
+          let after: string | null = null;
+          do {
+            const page = await store.scanShardStamps(appId, { shard, after, limit });
+            const scan = await store.scanShard(appId, { shard, index: { kind: 'all' }, after, limit });
+            expect(page.next).toBe(scan.next);
+            expect(page.stamps.length).toBeLessThanOrEqual(limit);
+            stamps.push(...page.stamps);
+            documents.push(...scan.installations);
+            after = page.next;
+          } while (after !== null);
+          expect(stamps).toEqual(documents.map((document) => ({ objectId: document.objectId, updatedAt: document.updatedAt ?? '' })));
+          if (limit === 3) stamped.push(...stamps);
+        }
+      }
+      const expected = [resaved!, ...all.slice(2), unstamped].map((installation) => ({ objectId: installation.objectId, updatedAt: installation.updatedAt ?? '' }));
+      expect(stamped.sort(byObjectId)).toEqual(expected.sort(byObjectId));
+      expect(stamped.find((stamp) => stamp.objectId === unstamped.objectId)?.updatedAt).toBe('');
+      expect(stamped.find((stamp) => stamp.objectId === all[0]!.objectId)?.updatedAt).toBe(resaved!.updatedAt);
+      await expect(store.scanShardStamps(appId, { shard: store.shardCount, after: null, limit: 1 })).rejects.toThrow();
     });
 
     it('reads only the subscribers of a channel: 100 among 5,000 installations', { timeout: 180_000 }, async () => {

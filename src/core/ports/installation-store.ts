@@ -27,6 +27,23 @@ export interface InstallationPage {
   next: string | null;
 }
 
+/** Where one page of a whole shard starts and how long it is, for reads that take every installation. */
+export type ShardRange = Omit<ShardScan, 'index'>;
+
+/** What the idle sweep needs of an installation: which it is and when it was last saved. */
+export interface InstallationStamp {
+  objectId: string;
+  /** As stored; '' when the document has none (never idle then). */
+  updatedAt: string;
+}
+
+export interface StampPage {
+  /** In ascending `objectId` order. */
+  stamps: InstallationStamp[];
+  /** The `after` of the next page, or null when the shard has nothing after this page. */
+  next: string | null;
+}
+
 /**
  * `_Installation` objects of every app, spread over `shardCount` shards by
  * `shardOf(objectId)`, with copies indexed by channel and by device type so
@@ -65,4 +82,10 @@ export interface InstallationStore {
   deleteIfUnchanged(appId: string, objectId: string, updatedAt: string): Promise<boolean>;
   /** One page of a shard; memory and reads are bounded by `limit`. */
   scanShard(appId: string, scan: ShardScan): Promise<InstallationPage>;
+  /**
+   * The same page of a whole shard as `scanShard` with `index: all`, but only
+   * each installation's objectId and updatedAt: a sweep over every
+   * installation of an app then builds no documents it would throw away.
+   */
+  scanShardStamps(appId: string, range: ShardRange): Promise<StampPage>;
 }

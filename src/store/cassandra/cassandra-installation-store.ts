@@ -1,9 +1,9 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { DuplicateValueError, ServiceUnavailableError } from '../../core/errors.ts';
-import type { DeviceKey, InstallationPage, InstallationStore, ShardScan } from '../../core/ports/installation-store.ts';
+import type { DeviceKey, InstallationPage, InstallationStore, ShardRange, ShardScan, StampPage } from '../../core/ports/installation-store.ts';
 import type { FieldOp, StoredObject, UniqueKey, UpdateOptions } from '../../core/ports/object-store.ts';
 import { applyOps } from '../../query/apply-ops.ts';
-import { checkShardScan, deviceKeys, installationIndexKeys, installationShard } from '../installation-shards.ts';
+import { checkShardScan, deviceKeys, installationIndexKeys, installationShard, stampOf } from '../installation-shards.ts';
 import type { CqlSession } from './cassandra-client.ts';
 import { InstallationCopies } from './installation-copies.ts';
 import { InstallationRows, type InstallationRow } from './installation-rows.ts';
@@ -128,6 +128,12 @@ export class CassandraInstallationStore implements InstallationStore {
         : await this.#copies.page(appId, scan.index, scan.shard, after, scan.limit + 1);
     const installations = rows.slice(0, scan.limit);
     return { installations, next: rows.length > scan.limit ? (installations.at(-1)?.objectId ?? null) : null };
+  }
+
+  async scanShardStamps(appId: string, range: ShardRange): Promise<StampPage> {
+    // A row keeps its document as one JSON text, which Cassandra cannot take a field out of: the page is read whole.
+    const page = await this.scanShard(appId, { ...range, index: { kind: 'all' } });
+    return { stamps: page.installations.map(stampOf), next: page.next };
   }
 
   /**

@@ -1,6 +1,6 @@
 import type { StatementSync } from 'node:sqlite';
 import { DuplicateValueError } from '../../core/errors.ts';
-import type { DeviceKey, InstallationPage, InstallationStore, ShardScan } from '../../core/ports/installation-store.ts';
+import type { DeviceKey, InstallationPage, InstallationStore, ShardRange, ShardScan, StampPage } from '../../core/ports/installation-store.ts';
 import type { FieldOp, StoredObject, UpdateOptions } from '../../core/ports/object-store.ts';
 import { applyOps } from '../../query/apply-ops.ts';
 import {
@@ -108,6 +108,16 @@ export class SqliteInstallationStore implements InstallationStore {
     });
   }
 
+  scanShardStamps(appId: string, range: ShardRange): Promise<StampPage> {
+    return this.#session.run(() => {
+      checkShardScan(range.shard, range.limit, this.shardCount);
+      // SQLite takes the two values out of the stored JSON: no document reaches JavaScript.
+      const rows = this.#sql.scanStamps.all(appId, range.shard, range.after ?? '', range.limit + 1);
+      const stamps = rows.slice(0, range.limit).map((row) => ({ objectId: String(row.object_id), updatedAt: typeof row.updated_at === 'string' ? row.updated_at : '' }));
+      return { stamps, next: rows.length > range.limit ? (stamps.at(-1)?.objectId ?? null) : null };
+    });
+  }
+
   #insert(appId: string, installation: StoredObject): void {
     this.#checkDeviceKeys(appId, installation);
     const shard = this.shardOf(installation.objectId);
@@ -174,6 +184,10 @@ function prepareStatements(session: SqliteSession) {
     deleteIndex: prepare('DELETE FROM installation_index WHERE app_id = ? AND index_key = ? AND shard = ? AND object_id = ?'),
     scanAll: prepare(
       `SELECT doc FROM installations WHERE app_id = ? AND shard = ? AND object_id > ?
+       ORDER BY object_id LIMIT ?`,
+    ),
+    scanStamps: prepare(
+      `SELECT object_id, json_extract(doc, '$.updatedAt') AS updated_at FROM installations WHERE app_id = ? AND shard = ? AND object_id > ?
        ORDER BY object_id LIMIT ?`,
     ),
     scanIndex: prepare(
