@@ -63,5 +63,5 @@ HEALTHCHECK --interval=15s --timeout=5s --start-period=60s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.HERALD_INTERNAL_PORT||process.env.PORT||3000)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 # The flags of config.nodeFlags in package.json, as `npm start` passes them.
 # Arguments go to Herald: `docker run herald --role api`, `docker run herald migrate`.
-ENTRYPOINT ["tini", "--", "node", "--max-semi-space-size=8", "src/main.ts"]
+ENTRYPOINT ["tini", "--", "node", "--max-semi-space-size=8", "--heap-growing-percent=200", "src/main.ts"]
 CMD []
