@@ -41,6 +41,16 @@ export function checkShardScan(shard: number, limit: number, shardCount: number)
   if (!Number.isInteger(limit) || limit < 1) throw new RangeError(`scan limit ${limit} must be a positive integer`);
 }
 
+/**
+ * A shard page from the rows read after its cursor, `limit + 1` at most (one
+ * row more than asked tells whether the shard goes on): the first `limit`, read
+ * by `read`, and the cursor of the next page, or null at the end of the shard.
+ */
+export function pageOf<R, T extends { objectId: string }>(rows: readonly R[], limit: number, read: (row: R) => T): { items: T[]; next: string | null } {
+  const items = rows.slice(0, limit).map(read);
+  return { items, next: rows.length > limit ? (items.at(-1)?.objectId ?? null) : null };
+}
+
 /** The channels an installation is indexed under: its distinct string `channels`. */
 export function installationChannels(installation: Readonly<StoredObject>): string[] {
   const channels = installation.channels;
@@ -86,8 +96,7 @@ export function installationIndexKeys(installation: Readonly<StoredObject>): str
   return keys;
 }
 
-/** An installation's objectId and updatedAt ('' when it has none), as `scanShardStamps` answers them. */
-export function stampOf(installation: Readonly<StoredObject>): InstallationStamp {
-  const updatedAt: unknown = installation.updatedAt;
-  return { objectId: installation.objectId, updatedAt: typeof updatedAt === 'string' ? updatedAt : '' };
+/** An installation's stamp as `scanShardStamps` answers it: an updatedAt that is not a string (or none) is ''. */
+export function stamp(objectId: string, updatedAt: unknown): InstallationStamp {
+  return { objectId, updatedAt: typeof updatedAt === 'string' ? updatedAt : '' };
 }

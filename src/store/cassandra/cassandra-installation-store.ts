@@ -3,7 +3,7 @@ import { DuplicateValueError, ServiceUnavailableError } from '../../core/errors.
 import type { DeviceKey, InstallationPage, InstallationStore, ShardRange, ShardScan, StampPage } from '../../core/ports/installation-store.ts';
 import type { FieldOp, StoredObject, UniqueKey, UpdateOptions } from '../../core/ports/object-store.ts';
 import { applyOps } from '../../query/apply-ops.ts';
-import { checkShardScan, deviceKeys, installationIndexKeys, installationShard, stampOf } from '../installation-shards.ts';
+import { checkShardScan, deviceKeys, installationIndexKeys, installationShard, pageOf, stamp } from '../installation-shards.ts';
 import type { CqlSession } from './cassandra-client.ts';
 import { InstallationCopies } from './installation-copies.ts';
 import { InstallationRows, type InstallationRow } from './installation-rows.ts';
@@ -121,19 +121,18 @@ export class CassandraInstallationStore implements InstallationStore {
   async scanShard(appId: string, scan: ShardScan): Promise<InstallationPage> {
     checkShardScan(scan.shard, scan.limit, this.shardCount);
     const after = scan.after ?? '';
-    // One row more than asked tells whether the shard goes on.
     const rows =
       scan.index.kind === 'all'
         ? await this.#rows.page(appId, scan.shard, after, scan.limit + 1)
         : await this.#copies.page(appId, scan.index, scan.shard, after, scan.limit + 1);
-    const installations = rows.slice(0, scan.limit);
-    return { installations, next: rows.length > scan.limit ? (installations.at(-1)?.objectId ?? null) : null };
+    const { items, next } = pageOf(rows, scan.limit, (installation) => installation);
+    return { installations: items, next };
   }
 
   async scanShardStamps(appId: string, range: ShardRange): Promise<StampPage> {
     // A row keeps its document as one JSON text, which Cassandra cannot take a field out of: the page is read whole.
     const page = await this.scanShard(appId, { ...range, index: { kind: 'all' } });
-    return { stamps: page.installations.map(stampOf), next: page.next };
+    return { stamps: page.installations.map((installation) => stamp(installation.objectId, installation.updatedAt)), next: page.next };
   }
 
   /**

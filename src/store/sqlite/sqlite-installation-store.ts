@@ -9,7 +9,9 @@ import {
   indexKey,
   installationIndexKeys as indexKeys,
   installationShard,
+  pageOf,
   shardCountMismatch,
+  stamp,
 } from '../installation-shards.ts';
 import type { SqliteSession } from './sqlite-session.ts';
 
@@ -99,12 +101,11 @@ export class SqliteInstallationStore implements InstallationStore {
     return this.#session.run(() => {
       checkShardScan(scan.shard, scan.limit, this.shardCount);
       const after = scan.after ?? '';
-      // One row more than asked tells whether the shard goes on.
       const rows = scan.index.kind === 'all'
         ? this.#sql.scanAll.all(appId, scan.shard, after, scan.limit + 1)
         : this.#sql.scanIndex.all(appId, indexKey(scan.index), scan.shard, after, scan.limit + 1);
-      const installations = rows.slice(0, scan.limit).map((row) => parseDoc(row.doc));
-      return { installations, next: rows.length > scan.limit ? (installations.at(-1)?.objectId ?? null) : null };
+      const { items, next } = pageOf(rows, scan.limit, (row) => parseDoc(row.doc));
+      return { installations: items, next };
     });
   }
 
@@ -113,8 +114,8 @@ export class SqliteInstallationStore implements InstallationStore {
       checkShardScan(range.shard, range.limit, this.shardCount);
       // SQLite takes the two values out of the stored JSON: no document reaches JavaScript.
       const rows = this.#sql.scanStamps.all(appId, range.shard, range.after ?? '', range.limit + 1);
-      const stamps = rows.slice(0, range.limit).map((row) => ({ objectId: String(row.object_id), updatedAt: typeof row.updated_at === 'string' ? row.updated_at : '' }));
-      return { stamps, next: rows.length > range.limit ? (stamps.at(-1)?.objectId ?? null) : null };
+      const { items, next } = pageOf(rows, range.limit, (row) => stamp(String(row.object_id), row.updated_at));
+      return { stamps: items, next };
     });
   }
 
