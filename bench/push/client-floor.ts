@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { buildApnsTemplate } from '../../src/push/payload/apns-template.ts';
-import { defaultMaxInFlight } from '../../src/push/sender/sender.ts';
+import { defaultDeliveryWindow } from '../../src/push/sender/sender.ts';
 import type { BenchGateways } from './bench-gateways.ts';
 
 const run = promisify(execFile);
@@ -27,7 +27,7 @@ export interface FloorSettings {
  * with one sender's delivery window in flight.
  */
 export function floorSettings(devices: number, sessionsPerOrigin: number): FloorSettings {
-  return { requests: Math.min(devices, 100_000), sessions: sessionsPerOrigin, inFlight: defaultMaxInFlight };
+  return { requests: Math.min(devices, 100_000), sessions: sessionsPerOrigin, inFlight: defaultDeliveryWindow.min };
 }
 
 /** What the parent hands the child (argv[2], JSON). */

@@ -17,6 +17,15 @@ export const pushEngineSchema = z
       .describe('shards installations are spread over; one fan-out task per shard. Fixed when the store is created'),
     sliceSize: z.number().int().min(10).max(10_000).default(1000).describe('installations a sender works through in one bus message'),
     senderConcurrency: z.number().int().min(1).max(256).default(8).describe('partitions of push.tasks one sender process works on at once'),
+    deliveryWindow: z
+      .object({
+        min: z.number().int().min(1).max(100_000).default(300).describe('deliveries a sender process keeps in flight at least, while it has them'),
+        max: z.number().int().min(1).max(100_000).default(2000).describe('deliveries a sender process keeps in flight at most; reached only while the gateways answer slower than its CPU can send (rate = in flight ÷ latency)'),
+      })
+      .strict()
+      .refine((window) => window.min <= window.max, { message: 'deliveryWindow.min must not be above deliveryWindow.max' })
+      .default({ min: 300, max: 2000 })
+      .describe('deliveries in flight per sender process: grows from min towards max while the gateways are far and the CPU idle, shrinks when answers slow down'),
     retentionDays: z.number().int().min(1).max(90).default(7).describe('days push records are kept'),
     idleInstallationDays: z.number().int().min(1).max(3650).default(90).describe('installations not saved for this many days are not targeted and are removed'),
     schedulerIntervalMs: z.number().int().min(100).max(60_000).default(1000).describe('how often the scheduler looks for due pushes'),

@@ -1,3 +1,5 @@
+import { forgetAfterIdleMs, type WindowEpoch, type WindowSizer } from './window-sizer.ts';
+
 /**
  * A cap on the deliveries one sender process has handed to the gateway
  * clients and not yet seen settle, shared by every slice in hand. Without it
@@ -5,17 +7,36 @@
  * hand, thousands of requests wait in the HTTP/2 client's queue for a free
  * stream, holding memory and costing a scan of that queue every time a stream
  * ends, for no gain in rate. Places are handed over in the order asked for.
+ *
+ * Its size is fixed, or set by a `WindowSizer` from what the window measures
+ * itself (deliveries settled, their time in flight, whether callers waited).
  */
 export class DeliveryWindow {
-  readonly size: number;
-  #free: number;
+  #size: number;
+  #inFlight = 0;
   #waiting: (() => void)[] = [];
   #head = 0;
+  readonly #sizer: WindowSizer | undefined;
+  readonly #epoch: WindowEpoch = { settled: 0, heldMs: 0, saturated: false };
+  /** When `#inFlight` last changed (sizer time), for the epoch's in-flight × time. */
+  #changedAt = 0;
+  /** When the window last emptied; a take after a long idle spell starts the sizer over. */
+  #idleSince = 0;
 
-  constructor(size: number) {
-    if (!Number.isInteger(size) || size < 1) throw new RangeError(`a delivery window holds at least 1 delivery, not ${size}`);
-    this.size = size;
-    this.#free = size;
+  constructor(sizing: number | WindowSizer) {
+    if (typeof sizing === 'number') {
+      if (!Number.isInteger(sizing) || sizing < 1) throw new RangeError(`a delivery window holds at least 1 delivery, not ${sizing}`);
+      this.#size = sizing;
+    } else {
+      this.#sizer = sizing;
+      this.#size = sizing.limit;
+      this.#changedAt = this.#idleSince = sizing.time();
+    }
+  }
+
+  /** Deliveries the window lets be in flight now. */
+  get size(): number {
+    return this.#size;
   }
 
   /** Callers waiting for a place. */
@@ -25,13 +46,17 @@ export class DeliveryWindow {
 
   /** Deliveries in flight now. */
   get inFlight(): number {
-    return this.size - this.#free;
+    return this.#inFlight;
   }
 
   /** Takes a place if one is free, without waiting; answers whether it did. */
   tryTake(): boolean {
-    if (this.#free === 0) return false;
-    this.#free -= 1;
+    if (this.#inFlight >= this.#size) {
+      this.#epoch.saturated = true;
+      return false;
+    }
+    if (this.#sizer !== undefined) this.#measure(true);
+    this.#inFlight += 1;
     return true;
   }
 
@@ -43,21 +68,64 @@ export class DeliveryWindow {
 
   /** Gives a place back; it passes straight to the longest waiter, if any. */
   release(): void {
-    if (this.#head === this.#waiting.length) {
-      this.#free += 1;
-      return;
+    if (this.#sizer !== undefined) this.#measure(false);
+    this.#inFlight -= 1;
+    this.#handOver();
+  }
+
+  /** Places free while callers wait go to them, longest waiter first. */
+  #handOver(): void {
+    while (this.#head < this.#waiting.length && this.#inFlight < this.#size) {
+      const next = this.#waiting[this.#head] as () => void;
+      this.#head += 1;
+      this.#inFlight += 1;
+      next();
     }
-    const next = this.#waiting[this.#head] as () => void;
-    this.#head += 1;
     // While slices keep waiting the queue never empties: drop the handed-over front now and then, or it grows with every delivery.
     if (this.#head === this.#waiting.length) {
-      this.#waiting = [];
-      this.#head = 0;
+      if (this.#head > 0) {
+        this.#waiting = [];
+        this.#head = 0;
+      }
     } else if (this.#head >= 1024 && this.#head * 2 >= this.#waiting.length) {
       this.#waiting = this.#waiting.slice(this.#head);
       this.#head = 0;
     }
-    next();
+  }
+
+  /** Adds the time since the last change to the epoch; on a release, counts it and lets the sizer judge a finished epoch. */
+  #measure(taking: boolean): void {
+    const sizer = this.#sizer as WindowSizer;
+    const now = sizer.time();
+    const epoch = this.#epoch;
+    if (taking && this.#inFlight === 0 && now - this.#idleSince > forgetAfterIdleMs) {
+      this.#resize(sizer.forget(now));
+      this.#newEpoch(now);
+      return;
+    }
+    epoch.heldMs += this.#inFlight * (now - this.#changedAt);
+    this.#changedAt = now;
+    if (taking) return;
+    epoch.settled += 1;
+    if (this.#inFlight === 1) this.#idleSince = now;
+    if (!sizer.due(now, epoch)) return;
+    this.#resize(sizer.judge(now, epoch));
+    this.#newEpoch(now);
+  }
+
+  #newEpoch(now: number): void {
+    const epoch = this.#epoch;
+    epoch.settled = 0;
+    epoch.heldMs = 0;
+    epoch.saturated = this.waiting > 0;
+    this.#changedAt = now;
+  }
+
+  #resize(size: number): void {
+    if (size === this.#size) return;
+    this.#size = size;
+    // A bigger window lets waiters in now; a smaller one lets the deliveries above it settle first.
+    this.#handOver();
   }
 }
 

@@ -14,6 +14,7 @@ import type { Platform } from '../requests/push-request.ts';
 import type { DeviceDeliveries, SliceContext } from './device-deliveries.ts';
 import { DeliveryTally } from './delivery-tally.ts';
 import { DeliveryWindow, WindowedSends } from './delivery-window.ts';
+import { WindowSizer, type WindowBounds } from './window-sizer.ts';
 import { PreparedPushes } from './prepared-pushes.ts';
 import type { SenderMetrics } from './sender-metrics.ts';
 import { SliceCounts } from './slice-counts.ts';
@@ -33,20 +34,24 @@ export interface SenderDeps {
   idleMs: number;
   /** How long a slice waits for `flow_control` tokens before it hands the rest to its next slice. */
   maxPaceWaitMs?: number;
-  /** Deliveries this process has in flight at most, over every slice in hand; default 300. */
-  maxInFlight?: number;
+  /** Deliveries this process keeps in flight over every slice in hand, sized between these by what they take; default `defaultDeliveryWindow`. */
+  deliveryWindow?: WindowBounds;
+  /** Told the window's size whenever it changes. */
+  windowResized?: (size: number) => void;
 }
 
 /** How long a sender trusts that a push it saw is still wanted; a cancelled push stops within this. */
 const livenessMs = 1000;
 
 /**
- * Deliveries in flight per sender process unless set: enough to keep the
- * gateway connections busy (the rate stopped rising above ~200 against a
- * local gateway), far below the streams two sessions may carry, so requests
- * never queue inside the HTTP/2 client.
+ * Deliveries in flight per sender process unless set. At least 300: enough to
+ * keep a gateway on the same network busy (against a local one the rate
+ * stopped rising above ~200, and more only costs memory and GC time). At most
+ * 2000: what two sessions carry at APNs's 1000 streams each, so requests do
+ * not queue inside the HTTP/2 client; 20,000 a second against a gateway
+ * 100 ms away.
  */
-export const defaultMaxInFlight = 300;
+export const defaultDeliveryWindow: WindowBounds = Object.freeze({ min: 300, max: 2000 });
 
 interface Target {
   installation: StoredObject | null;
@@ -82,7 +87,7 @@ export class Sender {
 
   constructor(deps: SenderDeps) {
     this.#deps = deps;
-    this.#window = new DeliveryWindow(deps.maxInFlight ?? defaultMaxInFlight);
+    this.#window = new DeliveryWindow(new WindowSizer({ bounds: deps.deliveryWindow ?? defaultDeliveryWindow, resized: deps.windowResized }));
   }
 
   async handle(message: BusMessage, context: HandlerContext): Promise<void> {

@@ -1,0 +1,154 @@
+import { describe, expect, it } from 'vitest';
+import { DeliveryWindow } from '../../../src/push/sender/delivery-window.ts';
+import { WindowSizer, type WindowEpoch } from '../../../src/push/sender/window-sizer.ts';
+
+/** A sizer on a hand-moved clock and a scripted event-loop busy share. */
+function sizer(bounds = { min: 300, max: 2000 }) {
+  const state = { now: 0, busy: 0.3, sizes: [] as number[] };
+  const s = new WindowSizer({ bounds, now: () => state.now, busy: () => state.busy, resized: (size) => state.sizes.push(size) });
+  return { s, state };
+}
+
+/** An epoch of `ms` during which `inFlight` deliveries each took `latencyMs`. */
+function epoch(inFlight: number, latencyMs: number, ms: number, saturated = true): WindowEpoch {
+  const settled = Math.round((inFlight * ms) / latencyMs);
+  return { settled, heldMs: settled * latencyMs, saturated };
+}
+
+describe('WindowSizer', () => {
+  it('grows by half per epoch while a far gateway answers at its base latency and the CPU has time, up to max', () => {
+    const { s, state } = sizer();
+    const limits: number[] = [];
+    for (let n = 0; n < 8; n += 1) {
+      state.now += 200;
+      const e = epoch(s.limit, 30, 200);
+      expect(s.due(state.now, e)).toBe(true);
+      limits.push(s.judge(state.now, e));
+    }
+    expect(limits).toEqual([450, 675, 1013, 1520, 2000, 2000, 2000, 2000]);
+    expect(state.sizes).toEqual([300, 450, 675, 1013, 1520, 2000]);
+    expect(s.baseMs).toBe(30);
+  });
+
+  it('does not grow while the CPU is what limits the rate, however calm the latency', () => {
+    const { s, state } = sizer();
+    state.busy = 0.95;
+    for (let n = 0; n < 5; n += 1) {
+      state.now += 200;
+      expect(s.judge(state.now, epoch(s.limit, 10, 200))).toBe(300);
+    }
+  });
+
+  it('does not grow when nothing waited for a place: the audience, not the window, was the limit', () => {
+    const { s, state } = sizer();
+    state.now += 200;
+    expect(s.judge(state.now, epoch(120, 30, 200, false))).toBe(300);
+  });
+
+  it('holds while latency is between 1.25 and 2 times its base, and shrinks by the ratio beyond, never below min', () => {
+    const { s, state } = sizer({ min: 100, max: 4000 });
+    for (let n = 0; n < 4; n += 1) {
+      state.now += 200;
+      s.judge(state.now, epoch(s.limit, 20, 200));
+    }
+    expect(s.limit).toBe(507);
+    state.now += 200;
+    expect(s.judge(state.now, epoch(s.limit, 30, 200))).toBe(507);
+    state.now += 200;
+    // Latency at 4× the base: a queue is building; 507 × 1.25 / 4.
+    expect(s.judge(state.now, epoch(s.limit, 80, 400))).toBe(158);
+    state.now += 400;
+    expect(s.judge(state.now, epoch(s.limit, 400, 2000))).toBe(100);
+    expect(s.baseMs).toBe(20);
+  });
+
+  it('judges an epoch only after 100 ms, 32 settled deliveries and three mean latencies', () => {
+    const { s, state } = sizer();
+    state.now = 99;
+    expect(s.due(state.now, { settled: 500, heldMs: 500, saturated: true })).toBe(false);
+    state.now = 150;
+    expect(s.due(state.now, { settled: 31, heldMs: 31, saturated: true })).toBe(false);
+    // Mean latency 60 ms: three of them take 180 ms.
+    expect(s.due(state.now, { settled: 100, heldMs: 6000, saturated: true })).toBe(false);
+    state.now = 180;
+    expect(s.due(state.now, { settled: 100, heldMs: 6000, saturated: true })).toBe(true);
+  });
+
+  it('starts over from min with no base when told to forget', () => {
+    const { s, state } = sizer();
+    state.now += 200;
+    s.judge(state.now, epoch(300, 30, 200));
+    expect(s.limit).toBe(450);
+    expect(s.forget(state.now)).toBe(300);
+    expect(s.baseMs).toBe(Number.POSITIVE_INFINITY);
+    expect(state.sizes.at(-1)).toBe(300);
+  });
+
+  it('refuses bounds that are not 1 ≤ min ≤ max', () => {
+    expect(() => new WindowSizer({ bounds: { min: 0, max: 10 } })).toThrow(RangeError);
+    expect(() => new WindowSizer({ bounds: { min: 20, max: 10 } })).toThrow(RangeError);
+    expect(() => new WindowSizer({ bounds: { min: 1.5, max: 10 } })).toThrow(RangeError);
+  });
+});
+
+describe('DeliveryWindow sized by a WindowSizer', () => {
+  /** Runs `count` deliveries through the window, each settling `latencyMs` after it took its place, on a simulated clock. */
+  function drive(window: DeliveryWindow, clock: { now: number }, count: number, latencyMs: number): number {
+    let peak = 0;
+    const due: { at: number }[] = [];
+    let started = 0;
+    let settled = 0;
+    while (settled < count) {
+      while (started < count && window.tryTake()) {
+        due.push({ at: clock.now + latencyMs });
+        started += 1;
+        peak = Math.max(peak, window.inFlight);
+      }
+      due.sort((a, b) => a.at - b.at);
+      const next = due.shift();
+      if (next === undefined) break;
+      clock.now = Math.max(clock.now, next.at);
+      window.release();
+      settled += 1;
+    }
+    return peak;
+  }
+
+  it('measures its deliveries and lets more be in flight against a far gateway, fewer when answers slow down', () => {
+    const clock = { now: 0 };
+    const sizes: number[] = [];
+    const window = new DeliveryWindow(new WindowSizer({ bounds: { min: 300, max: 2000 }, now: () => clock.now, busy: () => 0.3, resized: (size) => sizes.push(size) }));
+    expect(window.size).toBe(300);
+    const peak = drive(window, clock, 60_000, 30);
+    expect(window.size).toBe(2000);
+    expect(peak).toBe(2000);
+    expect(sizes).toEqual([300, 450, 675, 1013, 1520, 2000]);
+    // The gateway slows to 5× its latency: the window comes down (and never lets more in than its new size).
+    const slowPeak = drive(window, clock, 20_000, 150);
+    expect(window.size).toBeLessThan(1000);
+    expect(slowPeak).toBeLessThanOrEqual(2000);
+    expect(window.inFlight).toBe(0);
+  });
+
+  it('starts over when it was idle for 5 s', () => {
+    const clock = { now: 0 };
+    const window = new DeliveryWindow(new WindowSizer({ bounds: { min: 300, max: 2000 }, now: () => clock.now, busy: () => 0.3 }));
+    drive(window, clock, 20_000, 30);
+    expect(window.size).toBeGreaterThan(300);
+    clock.now += 4000;
+    expect(window.tryTake()).toBe(true);
+    expect(window.size).toBeGreaterThan(300);
+    window.release();
+    clock.now += 5001;
+    expect(window.tryTake()).toBe(true);
+    expect(window.size).toBe(300);
+    window.release();
+  });
+
+  it('stays at min against a gateway next door when the CPU is the limit', () => {
+    const clock = { now: 0 };
+    const window = new DeliveryWindow(new WindowSizer({ bounds: { min: 300, max: 2000 }, now: () => clock.now, busy: () => 0.97 }));
+    expect(drive(window, clock, 50_000, 2)).toBe(300);
+    expect(window.size).toBe(300);
+  });
+});
