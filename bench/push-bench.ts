@@ -1,7 +1,8 @@
 /**
  * `npm run bench:push [-- --devices 100000] [--store sqlite|cassandra] [--android 0.5]
  *   [--distributed [--senders 2]]
- *   [--shards N] [--slice N] [--concurrency N] [--sessions N] [--repeat k] [--profile <dir>]
+ *   [--shards N] [--slice N] [--concurrency N] [--sessions N] [--window MIN:MAX] [--gateway-latency MS]
+ *   [--repeat k] [--profile <dir>]
  *   [--herald-node-options '<flags>'] [--ceiling-connections 4] [--ceiling-streams 100] [--ceiling-seconds 5]`
  *
  * Seeds N installations straight into the store, starts Herald as its own
@@ -14,6 +15,13 @@
  * each run, bare node:http2 and Herald's ApnsClient, each alone against the
  * same fake, show what sending costs without Herald's engine. Results go to
  * bench/results/push-<store>[-android].json (`-<devices>` added for other sizes).
+ *
+ * `--gateway-latency MS` has the fake APNs answer each request of the
+ * broadcast MS ms late, as a real gateway across a network does (the ceiling
+ * and floors are still measured without it); the run then also reports the
+ * most streams the fake saw open at once and the delivery window Herald ended
+ * with, against `--window MIN:MAX` (Herald's `push.deliveryWindow`) to
+ * compare with a fixed window (`--window 300:300`). Results get `-latency<MS>`.
  *
  * `--distributed` sends the same broadcast to the same audience (seeded the
  * same way) on the embedded default, every role in one process, and on
@@ -39,6 +47,7 @@ import { runDistributedBench } from './push/distributed-bench.ts';
 import type { CeilingSettings } from './push/h2load-ceiling.ts';
 import { measuredRun } from './push/measured-run.ts';
 import { floorSettings } from './push/client-floor.ts';
+import { latencyProbe } from './push/latency-probe.ts';
 import { medianOf, runTable, runTableLegend, targetLines, type PushRun } from './push/push-report.ts';
 import { seedInstallations } from './push/seed-installations.ts';
 
@@ -53,6 +62,8 @@ const { values } = parseArgs({
     slice: { type: 'string' },
     concurrency: { type: 'string' },
     sessions: { type: 'string' },
+    window: { type: 'string' },
+    'gateway-latency': { type: 'string' },
     repeat: { type: 'string', default: '1' },
     profile: { type: 'string' },
     'herald-node-options': { type: 'string' },
@@ -89,7 +100,18 @@ const engine: EngineSettings = {
   sliceSize: count('slice', values.slice, 10),
   senderConcurrency: count('concurrency', values.concurrency, 1),
   sessionsPerOrigin: count('sessions', values.sessions, 1),
+  deliveryWindow: windowBounds(values.window),
 };
+const gatewayLatencyMs = count('gateway-latency', values['gateway-latency'], 1);
+if (distributed && gatewayLatencyMs !== undefined) fail('--gateway-latency is for single-process runs');
+
+function windowBounds(text: string | undefined): { min: number; max: number } | undefined {
+  if (text === undefined) return undefined;
+  const match = /^(\d+):(\d+)$/.exec(text);
+  const [min, max] = [Number(match?.[1]), Number(match?.[2])];
+  if (match === null || min < 1 || max < min) fail(`--window must be MIN:MAX with 1 ≤ MIN ≤ MAX, not ${text}`);
+  return { min, max };
+}
 const ceilingSettings: CeilingSettings = {
   connections: count('ceiling-connections', values['ceiling-connections'], 1) as number,
   streams: count('ceiling-streams', values['ceiling-streams'], 1) as number,
@@ -103,7 +125,7 @@ const data = { alert: 'Your weekly summary is ready: 3 new messages and 2 update
 
 const outDir = join(resolve(import.meta.dirname, '..'), 'bench/results');
 // The default audience keeps the issue's name; other sizes get their own file, so a 1,000,000 run does not replace the 100,000 one.
-const resultName = `push-${distributed ? 'distributed' : store}${androidShare > 0 ? '-android' : ''}${devices === 100_000 ? '' : `-${devices}`}.json`;
+const resultName = `push-${distributed ? 'distributed' : store}${androidShare > 0 ? '-android' : ''}${devices === 100_000 ? '' : `-${devices}`}${gatewayLatencyMs === undefined ? '' : `-latency${gatewayLatencyMs}`}.json`;
 const out = (line: string): boolean => process.stdout.write(`${line}\n`);
 
 async function main(): Promise<void> {
@@ -130,7 +152,9 @@ async function main(): Promise<void> {
         ...(profileDir === undefined ? {} : { profileDir }),
         ...(heraldNodeOptions === undefined ? {} : { nodeOptions: heraldNodeOptions }),
       };
-      const { run, profiles } = await measuredRun({ label: `run ${index + 1}/${repeat}`, config: raw, app, gateways, data, devices, ceiling: ceilingSettings, floor, herald, out });
+      const label = `run ${index + 1}/${repeat}`;
+      const probe = gatewayLatencyMs === undefined ? undefined : latencyProbe(gateways, gatewayLatencyMs, config.push.deliveryWindow.min, label, out);
+      const { run, profiles } = await measuredRun({ label, config: raw, app, gateways, data, devices, ceiling: ceilingSettings, floor, herald, out, ...(probe === undefined ? {} : { probe }) });
       runs.push(run);
       for (const profile of profiles) out(`Herald CPU profile: ${profile}`);
     }
@@ -153,6 +177,8 @@ async function main(): Promise<void> {
         sliceSize: config.push.sliceSize,
         senderConcurrency: config.push.senderConcurrency,
         sessionsPerOrigin: config.push.gateways.sessionsPerOrigin,
+        deliveryWindow: config.push.deliveryWindow,
+        gatewayLatencyMs: gatewayLatencyMs ?? null,
         heraldNodeOptions: heraldNodeOptions ?? null,
         ceiling: ceilingSettings,
         floor,

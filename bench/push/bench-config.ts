@@ -9,6 +9,7 @@ export interface EngineSettings {
   sliceSize: number | undefined;
   senderConcurrency: number | undefined;
   sessionsPerOrigin: number | undefined;
+  deliveryWindow?: { min: number; max: number } | undefined;
 }
 
 /**
@@ -22,6 +23,7 @@ export function benchConfig(parts: { app: BenchApp; dataDir: string; backends: B
     ...(engine.installationShards === undefined ? {} : { installationShards: engine.installationShards }),
     ...(engine.sliceSize === undefined ? {} : { sliceSize: engine.sliceSize }),
     ...(engine.senderConcurrency === undefined ? {} : { senderConcurrency: engine.senderConcurrency }),
+    ...(engine.deliveryWindow === undefined ? {} : { deliveryWindow: engine.deliveryWindow }),
     gateways: { caFile: gateways.pki.ca.certFile, ...(engine.sessionsPerOrigin === undefined ? {} : { sessionsPerOrigin: engine.sessionsPerOrigin }) },
   };
   return {
