@@ -16,11 +16,10 @@
  * same fake, show what sending costs without Herald's engine. Results go to
  * bench/results/push-<store>[-android].json (`-<devices>` added for other sizes).
  *
- * `--gateway-latency MS` has the fake APNs answer each request of the
- * broadcast MS ms late, as a real gateway across a network does (the ceiling
- * and floors are still measured without it); the run then also reports the
- * most streams the fake saw open at once and the delivery window Herald ended
- * with, against `--window MIN:MAX` (Herald's `push.deliveryWindow`) to
+ * Each run also reports the most streams the fake APNs saw open at once and
+ * the delivery window Herald ended with. `--gateway-latency MS` has the fake
+ * answer each request of the broadcast MS ms late, as a real gateway across a
+ * network does (the ceiling and floors are still measured without it), with `--window MIN:MAX` (Herald's `push.deliveryWindow`) to
  * compare with a fixed window (`--window 300:300`). Results get `-latency<MS>`.
  *
  * `--distributed` sends the same broadcast to the same audience (seeded the
@@ -47,7 +46,7 @@ import { runDistributedBench } from './push/distributed-bench.ts';
 import type { CeilingSettings } from './push/h2load-ceiling.ts';
 import { measuredRun } from './push/measured-run.ts';
 import { floorSettings } from './push/client-floor.ts';
-import { latencyProbe } from './push/latency-probe.ts';
+import { windowProbe } from './push/window-probe.ts';
 import { medianOf, runTable, runTableLegend, targetLines, type PushRun } from './push/push-report.ts';
 import { seedInstallations } from './push/seed-installations.ts';
 
@@ -153,8 +152,8 @@ async function main(): Promise<void> {
         ...(heraldNodeOptions === undefined ? {} : { nodeOptions: heraldNodeOptions }),
       };
       const label = `run ${index + 1}/${repeat}`;
-      const probe = gatewayLatencyMs === undefined ? undefined : latencyProbe(gateways, gatewayLatencyMs, config.push.deliveryWindow.min, label, out);
-      const { run, profiles } = await measuredRun({ label, config: raw, app, gateways, data, devices, ceiling: ceilingSettings, floor, herald, out, ...(probe === undefined ? {} : { probe }) });
+      const probe = windowProbe(gateways, gatewayLatencyMs, config.push.deliveryWindow.min, label, out);
+      const { run, profiles } = await measuredRun({ label, config: raw, app, gateways, data, devices, ceiling: ceilingSettings, floor, herald, out, probe });
       runs.push(run);
       for (const profile of profiles) out(`Herald CPU profile: ${profile}`);
     }

@@ -65,6 +65,7 @@ describe('grafana-dashboard.json', () => {
       'herald_gateway_sessions',
       'herald_bus_consumer_lag',
       'herald_push_tasks_in_flight',
+      'herald_push_delivery_window',
       'herald_scheduled_push_lateness_seconds_bucket',
       'herald_http_request_duration_seconds_count',
       'herald_http_request_duration_seconds_bucket',

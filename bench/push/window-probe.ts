@@ -1,0 +1,35 @@
+import type { BenchGateways } from './bench-gateways.ts';
+import type { RunProbe } from './measured-run.ts';
+
+/**
+ * Reports the most streams the fake APNs saw open at once during the
+ * broadcast and the delivery window Herald ended with
+ * (`herald_push_delivery_window`). With `--gateway-latency` the fake answers
+ * every request of the broadcast `latencyMs` late, as a gateway across a
+ * network does, and the report adds the rate a fixed window of the configured
+ * minimum would allow at that latency (in flight ÷ latency).
+ */
+export function windowProbe(gateways: BenchGateways, latencyMs: number | undefined, windowMin: number, label: string, out: (line: string) => void): RunProbe {
+  return {
+    async beforeBroadcast() {
+      // Forgets the ceiling's streams, so the peak is the broadcast's own; the broadcast counts from here.
+      await gateways.reset();
+      if (latencyMs !== undefined) await gateways.apns.setDefaultAnswer({ status: 200, delayMs: latencyMs });
+    },
+    async afterBroadcast(herald) {
+      const { stats } = await gateways.apns.counts();
+      const metrics = await (await fetch(`http://127.0.0.1:${herald.port}/metrics`)).text();
+      const line = metrics.split('\n').find((row) => row.startsWith('herald_push_delivery_window '));
+      if (line === undefined) throw new Error('Herald reports no herald_push_delivery_window');
+      const windowAtEnd = Number(line.split(' ')[1]);
+      const streams = `at most ${stats.peakStreams} streams were open at the fake APNs at once; Herald's delivery window ended at ${windowAtEnd}`;
+      if (latencyMs === undefined) {
+        out(`${label}: ${streams}`);
+        return { peakStreamsAtFake: stats.peakStreams, windowAtEnd };
+      }
+      const fixedWindowCap = Math.round((windowMin * 1000) / latencyMs);
+      out(`${label}: the fake APNs answered ${latencyMs} ms late; ${streams}; a fixed window of ${windowMin} would cap the rate at ${fixedWindowCap.toLocaleString('en-US')}/s`);
+      return { gatewayLatencyMs: latencyMs, peakStreamsAtFake: stats.peakStreams, windowAtEnd, fixedWindowCap };
+    },
+  };
+}
