@@ -43,12 +43,12 @@ export const forgetAfterIdleMs = 5000;
  * law, rate = in flight ÷ latency: against a gateway 30 ms away, 300
  * deliveries in flight cap a process at 10,000 a second however idle its CPU,
  * while against a nearby one the same 300 keep the CPU busy and more would
- * only hold memory and cost GC time. So the window starts at `min` and, over
- * epochs of at least 100 ms, grows by half while the window was full, the
- * event loop had time to spare and the mean latency stayed near the lowest seen
- * (no queue is building); it shrinks when latency reaches twice that base,
- * never below `min` nor above `max`. A window idle for 5 s starts over
- * (`forget`).
+ * only hold memory and cost GC time. So the window starts at `min`; its first
+ * epoch (at least 100 ms) sets the base latency; after it the window grows by
+ * half per epoch while the window was full, the event loop had time to spare
+ * and the mean latency stayed near the lowest seen (no queue is building); it
+ * shrinks when latency reaches twice that base, never below `min` nor above
+ * `max`. A window idle for 5 s starts over (`forget`).
  */
 export class WindowSizer {
   readonly bounds: WindowBounds;
@@ -94,11 +94,14 @@ export class WindowSizer {
     const busy = this.#busy();
     if (epoch.settled < minEpochSettled) return this.#limit;
     const latencyMs = epoch.heldMs / epoch.settled;
+    // The first epoch only sets the base: judged against itself it would always look calm, and a push's
+    // first epoch has idle time (connections opening) however busy the rest will be.
+    const judged = Number.isFinite(this.#baseMs);
     this.#baseMs = Math.min(this.#baseMs, latencyMs);
     const ratio = latencyMs / this.#baseMs;
     if (ratio >= crowdedLatency) {
       this.#set(Math.max(this.bounds.min, Math.floor((this.#limit * calmLatency) / ratio)));
-    } else if (ratio <= calmLatency && epoch.saturated && busy < busyCeiling) {
+    } else if (judged && ratio <= calmLatency && epoch.saturated && busy < busyCeiling) {
       this.#set(Math.min(this.bounds.max, Math.ceil(this.#limit * growth)));
     }
     return this.#limit;

@@ -16,7 +16,7 @@ function epoch(inFlight: number, latencyMs: number, ms: number, saturated = true
 }
 
 describe('WindowSizer', () => {
-  it('grows by half per epoch while a far gateway answers at its base latency and the CPU has time, up to max', () => {
+  it('sets its base in the first epoch, then grows by half per epoch while a far gateway answers at that latency and the CPU has time, up to max', () => {
     const { s, state } = sizer();
     const limits: number[] = [];
     for (let n = 0; n < 8; n += 1) {
@@ -25,7 +25,7 @@ describe('WindowSizer', () => {
       expect(s.due(state.now, e)).toBe(true);
       limits.push(s.judge(state.now, e));
     }
-    expect(limits).toEqual([450, 675, 1013, 1520, 2000, 2000, 2000, 2000]);
+    expect(limits).toEqual([300, 450, 675, 1013, 1520, 2000, 2000, 2000]);
     expect(state.sizes).toEqual([300, 450, 675, 1013, 1520, 2000]);
     expect(s.baseMs).toBe(30);
   });
@@ -37,17 +37,24 @@ describe('WindowSizer', () => {
       state.now += 200;
       expect(s.judge(state.now, epoch(s.limit, 10, 200))).toBe(300);
     }
+    state.busy = 0.5;
+    state.now += 200;
+    expect(s.judge(state.now, epoch(s.limit, 10, 200))).toBe(450);
   });
 
   it('does not grow when nothing waited for a place: the audience, not the window, was the limit', () => {
     const { s, state } = sizer();
     state.now += 200;
+    expect(s.judge(state.now, epoch(300, 30, 200))).toBe(300);
+    state.now += 200;
     expect(s.judge(state.now, epoch(120, 30, 200, false))).toBe(300);
+    state.now += 200;
+    expect(s.judge(state.now, epoch(300, 30, 200))).toBe(450);
   });
 
   it('holds while latency is between 1.25 and 2 times its base, and shrinks by the ratio beyond, never below min', () => {
     const { s, state } = sizer({ min: 100, max: 4000 });
-    for (let n = 0; n < 4; n += 1) {
+    for (let n = 0; n < 5; n += 1) {
       state.now += 200;
       s.judge(state.now, epoch(s.limit, 20, 200));
     }
@@ -76,8 +83,10 @@ describe('WindowSizer', () => {
 
   it('starts over from min with no base when told to forget', () => {
     const { s, state } = sizer();
-    state.now += 200;
-    s.judge(state.now, epoch(300, 30, 200));
+    for (let n = 0; n < 2; n += 1) {
+      state.now += 200;
+      s.judge(state.now, epoch(300, 30, 200));
+    }
     expect(s.limit).toBe(450);
     expect(s.forget(state.now)).toBe(300);
     expect(s.baseMs).toBe(Number.POSITIVE_INFINITY);
