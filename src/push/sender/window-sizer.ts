@@ -35,6 +35,10 @@ const calmLatency = 1.25;
 /** Latency from this many times the base: requests queue (at a gateway or in this process); the window shrinks. */
 const crowdedLatency = 2;
 const growth = 1.5;
+/** A growth is kept only if the next epoch's rate rose by this much; otherwise it is taken back. */
+const minGain = 1.1;
+/** Epochs without another growth after one was taken back. */
+const holdEpochs = 20;
 /** A sender idle this long forgets what it learnt: the next push may go elsewhere, or over another network path. */
 export const forgetAfterIdleMs = 5000;
 
@@ -46,9 +50,11 @@ export const forgetAfterIdleMs = 5000;
  * only hold memory and cost GC time. So the window starts at `min`; its first
  * epoch (at least 100 ms) sets the base latency; after it the window grows by
  * half per epoch while the window was full, the event loop had time to spare
- * and the mean latency stayed near the lowest seen (no queue is building); it
- * shrinks when latency reaches twice that base, never below `min` nor above
- * `max`. A window idle for 5 s starts over (`forget`).
+ * and the mean latency stayed near the lowest seen (no queue is building). A
+ * growth that did not raise the next epoch's rate by a tenth is taken back,
+ * and none is tried for 20 epochs. The window shrinks when latency reaches
+ * twice that base, never below `min` nor above `max`. A window idle for 5 s
+ * starts over (`forget`).
  */
 export class WindowSizer {
   readonly bounds: WindowBounds;
@@ -58,6 +64,10 @@ export class WindowSizer {
   readonly #now: () => number;
   readonly #busy: () => number;
   readonly #resized: ((limit: number) => void) | undefined;
+  /** The last growth, until the next epoch shows whether it raised the rate. */
+  #trial: { from: number; rate: number } | undefined;
+  #epochs = 0;
+  #holdUntil = 0;
 
   constructor(options: WindowSizerOptions) {
     const { min, max } = options.bounds;
@@ -90,9 +100,20 @@ export class WindowSizer {
 
   /** Judges an epoch (when `due`) and answers the window's new limit; the caller starts the next epoch. */
   judge(now: number, epoch: WindowEpoch): number {
+    const elapsed = now - this.#epochStart;
     this.#epochStart = now;
+    this.#epochs += 1;
     const busy = this.#busy();
-    if (epoch.settled < minEpochSettled) return this.#limit;
+    if (epoch.settled < minEpochSettled || elapsed <= 0) return this.#limit;
+    const rate = epoch.settled / elapsed;
+    const trial = this.#trial;
+    this.#trial = undefined;
+    if (trial !== undefined && rate < trial.rate * minGain) {
+      // More in flight did not send more: something else (CPU, the gateway) is the limit.
+      this.#set(trial.from);
+      this.#holdUntil = this.#epochs + holdEpochs;
+      return this.#limit;
+    }
     const latencyMs = epoch.heldMs / epoch.settled;
     // The first epoch only sets the base: judged against itself it would always look calm, and a push's
     // first epoch has idle time (connections opening) however busy the rest will be.
@@ -101,7 +122,8 @@ export class WindowSizer {
     const ratio = latencyMs / this.#baseMs;
     if (ratio >= crowdedLatency) {
       this.#set(Math.max(this.bounds.min, Math.floor((this.#limit * calmLatency) / ratio)));
-    } else if (judged && ratio <= calmLatency && epoch.saturated && busy < busyCeiling) {
+    } else if (judged && this.#epochs > this.#holdUntil && ratio <= calmLatency && epoch.saturated && busy < busyCeiling && this.#limit < this.bounds.max) {
+      this.#trial = { from: this.#limit, rate };
       this.#set(Math.min(this.bounds.max, Math.ceil(this.#limit * growth)));
     }
     return this.#limit;
@@ -111,6 +133,8 @@ export class WindowSizer {
   forget(now: number): number {
     this.#epochStart = now;
     this.#baseMs = Number.POSITIVE_INFINITY;
+    this.#trial = undefined;
+    this.#holdUntil = 0;
     this.#busy();
     this.#set(this.bounds.min);
     return this.#limit;

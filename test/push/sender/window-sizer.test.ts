@@ -59,6 +59,10 @@ describe('WindowSizer', () => {
       s.judge(state.now, epoch(s.limit, 20, 200));
     }
     expect(s.limit).toBe(507);
+    // The last growth raised the rate; with the CPU busy the window does not grow again.
+    state.busy = 0.95;
+    state.now += 200;
+    expect(s.judge(state.now, epoch(s.limit, 20, 200))).toBe(507);
     state.now += 200;
     expect(s.judge(state.now, epoch(s.limit, 30, 200))).toBe(507);
     state.now += 200;
@@ -67,6 +71,26 @@ describe('WindowSizer', () => {
     state.now += 400;
     expect(s.judge(state.now, epoch(s.limit, 400, 2000))).toBe(100);
     expect(s.baseMs).toBe(20);
+  });
+
+  it('takes back a growth that did not raise the rate, and tries none for 20 epochs', () => {
+    const { s, state } = sizer();
+    state.now += 200;
+    s.judge(state.now, epoch(300, 10, 200));
+    state.now += 200;
+    expect(s.judge(state.now, epoch(300, 10, 200))).toBe(450);
+    // 450 in flight, but the answers come no faster: the same 6,000 settled in the epoch as with 300.
+    state.now += 200;
+    expect(s.judge(state.now, { settled: 6000, heldMs: 6000 * 12, saturated: true })).toBe(300);
+    for (let n = 0; n < 20; n += 1) {
+      state.now += 200;
+      expect(s.judge(state.now, epoch(300, 10, 200))).toBe(300);
+    }
+    state.now += 200;
+    expect(s.judge(state.now, epoch(300, 10, 200))).toBe(450);
+    state.now += 200;
+    expect(s.judge(state.now, epoch(450, 10, 200))).toBe(675);
+    expect(state.sizes).toEqual([300, 450, 300, 450, 675]);
   });
 
   it('judges an epoch only after 100 ms, 32 settled deliveries and three mean latencies', () => {
