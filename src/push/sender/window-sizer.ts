@@ -38,7 +38,7 @@ const growth = 1.5;
 /** A growth is kept only if the next epoch's rate rose by this much; otherwise it is taken back. */
 const minGain = 1.1;
 /** Epochs without another growth after one was taken back. */
-const holdEpochs = 20;
+const holdEpochs = 10;
 /** A sender idle this long forgets what it learnt: the next push may go elsewhere, or over another network path. */
 export const forgetAfterIdleMs = 5000;
 
@@ -51,10 +51,10 @@ export const forgetAfterIdleMs = 5000;
  * epoch (at least 100 ms) sets the base latency; after it the window grows by
  * half per epoch while the window was full, the event loop had time to spare
  * and the mean latency stayed near the lowest seen (no queue is building). A
- * growth that did not raise the next epoch's rate by a tenth is taken back,
- * and none is tried for 20 epochs. The window shrinks when latency reaches
- * twice that base, never below `min` nor above `max`. A window idle for 5 s
- * starts over (`forget`).
+ * growth that did not raise the next epoch's rate by a tenth (with the window
+ * full) is taken back, and none is tried for 10 epochs. The window shrinks
+ * when latency reaches twice that base, never below `min` nor above `max`. A
+ * window idle for 5 s starts over (`forget`).
  */
 export class WindowSizer {
   readonly bounds: WindowBounds;
@@ -108,7 +108,8 @@ export class WindowSizer {
     const rate = epoch.settled / elapsed;
     const trial = this.#trial;
     this.#trial = undefined;
-    if (trial !== undefined && rate < trial.rate * minGain) {
+    // Judged only on an epoch whose window stayed full: one that ran short of deliveries (a slice ending) says nothing.
+    if (trial !== undefined && epoch.saturated && rate < trial.rate * minGain) {
       // More in flight did not send more: something else (CPU, the gateway) is the limit.
       this.#set(trial.from);
       this.#holdUntil = this.#epochs + holdEpochs;
