@@ -35,8 +35,6 @@ const calmLatency = 1.25;
 /** Latency from this many times the base: requests queue (at a gateway or in this process); the window shrinks. */
 const crowdedLatency = 2;
 const growth = 1.5;
-/** A growth is kept only if the next epoch's rate rose by this much; otherwise it is taken back. */
-const minGain = 1.1;
 /** Epochs without another growth after one was taken back. */
 const holdEpochs = 10;
 /** A sender idle this long forgets what it learnt: the next push may go elsewhere, or over another network path. */
@@ -51,8 +49,8 @@ export const forgetAfterIdleMs = 5000;
  * epoch (at least 100 ms) sets the base latency; after it the window grows by
  * half per epoch while the window was full, the event loop had time to spare
  * and the mean latency stayed near the lowest seen (no queue is building). A
- * growth that did not raise the next epoch's rate by a tenth (with the window
- * full) is taken back, and none is tried for 10 epochs. The window shrinks
+ * growth after which the next epoch's latency rose by more than a quarter only
+ * queued, and is taken back; none is tried for 10 epochs. The window shrinks
  * when latency reaches twice that base, never below `min` nor above `max`. A
  * window idle for 5 s starts over (`forget`).
  */
@@ -64,8 +62,8 @@ export class WindowSizer {
   readonly #now: () => number;
   readonly #busy: () => number;
   readonly #resized: ((limit: number) => void) | undefined;
-  /** The last growth, until the next epoch shows whether it raised the rate. */
-  #trial: { from: number; rate: number } | undefined;
+  /** The last growth, until the next epoch shows whether it only raised the latency. */
+  #trial: { from: number; latencyMs: number } | undefined;
   #epochs = 0;
   #holdUntil = 0;
 
@@ -100,22 +98,20 @@ export class WindowSizer {
 
   /** Judges an epoch (when `due`) and answers the window's new limit; the caller starts the next epoch. */
   judge(now: number, epoch: WindowEpoch): number {
-    const elapsed = now - this.#epochStart;
     this.#epochStart = now;
     this.#epochs += 1;
     const busy = this.#busy();
-    if (epoch.settled < minEpochSettled || elapsed <= 0) return this.#limit;
-    const rate = epoch.settled / elapsed;
+    if (epoch.settled < minEpochSettled) return this.#limit;
+    const latencyMs = epoch.heldMs / epoch.settled;
     const trial = this.#trial;
     this.#trial = undefined;
-    // Judged only on an epoch whose window stayed full: one that ran short of deliveries (a slice ending) says nothing.
-    if (trial !== undefined && epoch.saturated && rate < trial.rate * minGain) {
-      // More in flight did not send more: something else (CPU, the gateway) is the limit.
+    // By Little's law a growth that only queued (CPU or gateway the limit) raised latency in proportion; one
+    // that sent more left it as it was. Latency, unlike the epoch's rate, does not dip when a slice runs short.
+    if (trial !== undefined && latencyMs > trial.latencyMs * calmLatency) {
       this.#set(trial.from);
       this.#holdUntil = this.#epochs + holdEpochs;
       return this.#limit;
     }
-    const latencyMs = epoch.heldMs / epoch.settled;
     // The first epoch only sets the base: judged against itself it would always look calm, and a push's
     // first epoch has idle time (connections opening) however busy the rest will be.
     const judged = Number.isFinite(this.#baseMs);
@@ -124,7 +120,7 @@ export class WindowSizer {
     if (ratio >= crowdedLatency) {
       this.#set(Math.max(this.bounds.min, Math.floor((this.#limit * calmLatency) / ratio)));
     } else if (judged && this.#epochs > this.#holdUntil && ratio <= calmLatency && epoch.saturated && busy < busyCeiling && this.#limit < this.bounds.max) {
-      this.#trial = { from: this.#limit, rate };
+      this.#trial = { from: this.#limit, latencyMs };
       this.#set(Math.min(this.bounds.max, Math.ceil(this.#limit * growth)));
     }
     return this.#limit;

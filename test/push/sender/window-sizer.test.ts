@@ -73,27 +73,28 @@ describe('WindowSizer', () => {
     expect(s.baseMs).toBe(20);
   });
 
-  it('takes back a growth that did not raise the rate with the window full, and tries none for 10 epochs', () => {
+  it('takes back a growth after which latency rose by more than a quarter, and tries none for 10 epochs', () => {
     const { s, state } = sizer();
     state.now += 200;
     s.judge(state.now, epoch(300, 10, 200));
     state.now += 200;
     expect(s.judge(state.now, epoch(300, 10, 200))).toBe(450);
-    // 450 in flight, but the answers come no faster: the same 6,000 settled in the epoch as with 300.
+    // 450 in flight, answered no faster: each now takes 15 ms instead of 10 (Little's law), the extra 150 only queued.
     state.now += 200;
-    expect(s.judge(state.now, { settled: 6000, heldMs: 6000 * 12, saturated: true })).toBe(300);
+    expect(s.judge(state.now, epoch(450, 15, 200))).toBe(300);
     for (let n = 0; n < 10; n += 1) {
       state.now += 200;
       expect(s.judge(state.now, epoch(300, 10, 200))).toBe(300);
     }
     state.now += 200;
     expect(s.judge(state.now, epoch(300, 10, 200))).toBe(450);
+    // A growth that sent more: latency held at 10-12 ms, so it stays, and the next comes.
     state.now += 200;
-    expect(s.judge(state.now, epoch(450, 10, 200))).toBe(675);
+    expect(s.judge(state.now, epoch(450, 12, 200))).toBe(675);
+    // An epoch that ran short of deliveries (a slice ending, nothing waited) neither takes a growth back nor grows.
+    state.now += 200;
+    expect(s.judge(state.now, { settled: 3000, heldMs: 3000 * 11, saturated: false })).toBe(675);
     expect(state.sizes).toEqual([300, 450, 300, 450, 675]);
-    // An epoch that ran short of deliveries is no verdict on the growth.
-    state.now += 200;
-    expect(s.judge(state.now, { settled: 3000, heldMs: 3000 * 10, saturated: false })).toBe(675);
   });
 
   it('judges an epoch only after 100 ms, 32 settled deliveries and three mean latencies', () => {
