@@ -144,7 +144,7 @@ async function main(): Promise<void> {
     const seeded = await seedInstallations(config, app.id, { devices, androidShare });
     out(`seeded ${seeded.ios.toLocaleString('en-US')} iOS and ${seeded.android.toLocaleString('en-US')} Android installations in ${seeded.seconds.toFixed(1)} s (${Math.round(devices / seeded.seconds).toLocaleString('en-US')}/s)`);
 
-    const floor = floorSettings(devices, config.push.gateways.sessionsPerOrigin);
+    const floor = floorSettings(devices, config.push);
     const runs: PushRun[] = [];
     for (let index = 0; index < repeat; index += 1) {
       const herald = {

@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { buildApnsTemplate } from '../../src/push/payload/apns-template.ts';
-import { defaultDeliveryWindow } from '../../src/push/sender/sender.ts';
+import type { PushEngineConfig } from '../../src/config/push-schema.ts';
 import type { BenchGateways } from './bench-gateways.ts';
 
 const run = promisify(execFile);
@@ -24,10 +24,11 @@ export interface FloorSettings {
 /**
  * The floors for a run: as many requests as devices, at most 100,000 (enough
  * for a steady figure, short beside a 1,000,000 run), over Herald's sessions
- * with one sender's delivery window in flight.
+ * with the least of a sender's delivery window in flight (what it keeps
+ * against a gateway next door).
  */
-export function floorSettings(devices: number, sessionsPerOrigin: number): FloorSettings {
-  return { requests: Math.min(devices, 100_000), sessions: sessionsPerOrigin, inFlight: defaultDeliveryWindow.min };
+export function floorSettings(devices: number, push: PushEngineConfig): FloorSettings {
+  return { requests: Math.min(devices, 100_000), sessions: push.gateways.sessionsPerOrigin, inFlight: push.deliveryWindow.min };
 }
 
 /** What the parent hands the child (argv[2], JSON). */

@@ -89,7 +89,7 @@ export async function runDistributedBench(settings: DistributedBenchSettings): P
 
     kafka = await KafkaPath.open({ brokers: bus.brokers ?? [], topicPrefix: bus.topicPrefix });
     const runs: Record<'embedded' | 'distributed', PushRun[]> = { embedded: [], distributed: [] };
-    const floor = floorSettings(devices, push.gateways.sessionsPerOrigin);
+    const floor = floorSettings(devices, push);
     const common = { app, gateways, data: settings.data, devices, ceiling: settings.ceiling, floor, out };
     const heraldOptions = {
       ...(settings.profileDir === undefined ? {} : { profileDir: settings.profileDir }),

@@ -62,7 +62,6 @@ export class SenderRole implements Role {
       sliceSize: config.push.sliceSize,
       idleMs: config.push.idleInstallationDays * dayMs,
       deliveryWindow: config.push.deliveryWindow,
-      windowResized: (size) => metrics.sender.deliveryWindow(size),
     });
     const groupId = `${config.bus.topicPrefix}herald-sender`;
     this.#subscription = await bus.subscribe({

@@ -8,30 +8,26 @@ import { forgetAfterIdleMs, type WindowEpoch, type WindowSizer } from './window-
  * stream, holding memory and costing a scan of that queue every time a stream
  * ends, for no gain in rate. Places are handed over in the order asked for.
  *
- * Its size is fixed, or set by a `WindowSizer` from what the window measures
- * itself (deliveries settled, their time in flight, whether callers waited).
+ * Its size is set by a `WindowSizer` from what the window measures itself
+ * (deliveries settled, their time in flight, whether callers waited); a sizer
+ * whose bounds are equal keeps it fixed.
  */
 export class DeliveryWindow {
   #size: number;
   #inFlight = 0;
   #waiting: (() => void)[] = [];
   #head = 0;
-  readonly #sizer: WindowSizer | undefined;
+  readonly #sizer: WindowSizer;
   readonly #epoch: WindowEpoch = { settled: 0, heldMs: 0, saturated: false };
   /** When `#inFlight` last changed (sizer time), for the epoch's in-flight × time. */
-  #changedAt = 0;
+  #changedAt: number;
   /** When the window last emptied; a take after a long idle spell starts the sizer over. */
-  #idleSince = 0;
+  #idleSince: number;
 
-  constructor(sizing: number | WindowSizer) {
-    if (typeof sizing === 'number') {
-      if (!Number.isInteger(sizing) || sizing < 1) throw new RangeError(`a delivery window holds at least 1 delivery, not ${sizing}`);
-      this.#size = sizing;
-    } else {
-      this.#sizer = sizing;
-      this.#size = sizing.limit;
-      this.#changedAt = this.#idleSince = sizing.time();
-    }
+  constructor(sizer: WindowSizer) {
+    this.#sizer = sizer;
+    this.#size = sizer.limit;
+    this.#changedAt = this.#idleSince = sizer.time();
   }
 
   /** Deliveries the window lets be in flight now. */
@@ -55,7 +51,14 @@ export class DeliveryWindow {
       this.#epoch.saturated = true;
       return false;
     }
-    if (this.#sizer !== undefined) this.#measure(true);
+    const now = this.#sizer.time();
+    if (this.#inFlight === 0 && now - this.#idleSince > forgetAfterIdleMs) {
+      // Back to the least size: nothing is in flight, so no waiter can be let in.
+      this.#size = this.#sizer.forget(now);
+      this.#newEpoch(now);
+    } else {
+      this.#accumulate(now);
+    }
     this.#inFlight += 1;
     return true;
   }
@@ -66,11 +69,20 @@ export class DeliveryWindow {
     return new Promise((resolve) => this.#waiting.push(resolve));
   }
 
-  /** Gives a place back; it passes straight to the longest waiter, if any. */
+  /** Gives a place back; it passes straight to the longest waiter, if any. The sizer judges an epoch that is due. */
   release(): void {
-    if (this.#sizer !== undefined) this.#measure(false);
+    const now = this.#sizer.time();
+    const epoch = this.#epoch;
+    this.#accumulate(now);
+    epoch.settled += 1;
     this.#inFlight -= 1;
+    if (this.#sizer.due(now, epoch)) {
+      // A bigger window lets waiters in now; a smaller one lets the deliveries above it settle first.
+      this.#size = this.#sizer.judge(now, epoch);
+      this.#newEpoch(now);
+    }
     this.#handOver();
+    if (this.#inFlight === 0) this.#idleSince = now;
   }
 
   /** Places free while callers wait go to them, longest waiter first. */
@@ -93,24 +105,10 @@ export class DeliveryWindow {
     }
   }
 
-  /** Adds the time since the last change to the epoch; on a release, counts it and lets the sizer judge a finished epoch. */
-  #measure(taking: boolean): void {
-    const sizer = this.#sizer as WindowSizer;
-    const now = sizer.time();
-    const epoch = this.#epoch;
-    if (taking && this.#inFlight === 0 && now - this.#idleSince > forgetAfterIdleMs) {
-      this.#resize(sizer.forget(now));
-      this.#newEpoch(now);
-      return;
-    }
-    epoch.heldMs += this.#inFlight * (now - this.#changedAt);
+  /** Adds the deliveries in flight × the time since they last changed to the epoch. */
+  #accumulate(now: number): void {
+    this.#epoch.heldMs += this.#inFlight * (now - this.#changedAt);
     this.#changedAt = now;
-    if (taking) return;
-    epoch.settled += 1;
-    if (this.#inFlight === 1) this.#idleSince = now;
-    if (!sizer.due(now, epoch)) return;
-    this.#resize(sizer.judge(now, epoch));
-    this.#newEpoch(now);
   }
 
   #newEpoch(now: number): void {
@@ -119,13 +117,6 @@ export class DeliveryWindow {
     epoch.heldMs = 0;
     epoch.saturated = this.waiting > 0;
     this.#changedAt = now;
-  }
-
-  #resize(size: number): void {
-    if (size === this.#size) return;
-    this.#size = size;
-    // A bigger window lets waiters in now; a smaller one lets the deliveries above it settle first.
-    this.#handOver();
   }
 }
 

@@ -34,24 +34,12 @@ export interface SenderDeps {
   idleMs: number;
   /** How long a slice waits for `flow_control` tokens before it hands the rest to its next slice. */
   maxPaceWaitMs?: number;
-  /** Deliveries this process keeps in flight over every slice in hand, sized between these by what they take; default `defaultDeliveryWindow`. */
-  deliveryWindow?: WindowBounds;
-  /** Told the window's size whenever it changes. */
-  windowResized?: (size: number) => void;
+  /** Deliveries this process keeps in flight over every slice in hand, sized between these by what they take. */
+  deliveryWindow: WindowBounds;
 }
 
 /** How long a sender trusts that a push it saw is still wanted; a cancelled push stops within this. */
 const livenessMs = 1000;
-
-/**
- * Deliveries in flight per sender process unless set. At least 300: enough to
- * keep a gateway on the same network busy (against a local one the rate
- * stopped rising above ~200, and more only costs memory and GC time). At most
- * 2000: what two sessions carry at APNs's 1000 streams each, so requests do
- * not queue inside the HTTP/2 client; 20,000 a second against a gateway
- * 100 ms away.
- */
-export const defaultDeliveryWindow: WindowBounds = Object.freeze({ min: 300, max: 2000 });
 
 interface Target {
   installation: StoredObject | null;
@@ -87,7 +75,7 @@ export class Sender {
 
   constructor(deps: SenderDeps) {
     this.#deps = deps;
-    this.#window = new DeliveryWindow(new WindowSizer({ bounds: deps.deliveryWindow ?? defaultDeliveryWindow, resized: deps.windowResized }));
+    this.#window = new DeliveryWindow(new WindowSizer({ bounds: deps.deliveryWindow, resized: (size) => deps.metrics.deliveryWindow(size) }));
   }
 
   async handle(message: BusMessage, context: HandlerContext): Promise<void> {

@@ -1,9 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { DeliveryWindow, WindowedSends } from '../../../src/push/sender/delivery-window.ts';
+import { WindowSizer } from '../../../src/push/sender/window-sizer.ts';
+
+/** A window of `size` places that never resizes. */
+function fixedWindow(size: number): DeliveryWindow {
+  return new DeliveryWindow(new WindowSizer({ bounds: { min: size, max: size } }));
+}
 
 describe('DeliveryWindow', () => {
   it('hands out its places at once, then one per release, to the longest waiter first', async () => {
-    const window = new DeliveryWindow(2);
+    const window = fixedWindow(2);
     expect(window.tryTake()).toBe(true);
     await window.take();
     expect(window.tryTake()).toBe(false);
@@ -25,7 +31,7 @@ describe('DeliveryWindow', () => {
   });
 
   it('keeps handing places over while callers never stop waiting', async () => {
-    const window = new DeliveryWindow(1);
+    const window = fixedWindow(1);
     window.tryTake();
     let granted = 0;
     let waiter = window.take().then(() => granted++);
@@ -44,7 +50,7 @@ describe('DeliveryWindow', () => {
 
 describe('WindowedSends', () => {
   it('gives each place back as its delivery settles and reports the first failure once all have', async () => {
-    const window = new DeliveryWindow(3);
+    const window = fixedWindow(3);
     const sends = new WindowedSends(window);
     let fail!: (error: Error) => void;
     let finish!: () => void;
