@@ -39,25 +39,33 @@ const growth = 1.5;
 const holdEpochs = 10;
 /** A sender idle this long forgets what it learnt: the next push may go elsewhere, or over another network path. */
 export const forgetAfterIdleMs = 5000;
+/**
+ * The base latency is the least epoch mean of this long: a sender that is
+ * never idle for 5 s must still learn that its gateway has become slower (at
+ * its peak hours, or after a reconnect to a farther host), or the higher
+ * latency would keep the window at `min` for good.
+ */
+export const baseWindowMs = 10_000;
 
 /**
- * Sizes a sender's delivery window from what its deliveries take. By Little's
- * law, rate = in flight ÷ latency: against a gateway 30 ms away, 300
+ * Sizes one gateway's delivery window from what its deliveries take. By
+ * Little's law, rate = in flight ÷ latency: against a gateway 30 ms away, 300
  * deliveries in flight cap a process at 10,000 a second however idle its CPU,
  * while against a nearby one the same 300 keep the CPU busy and more would
  * only hold memory and cost GC time. So the window starts at `min`; its first
- * epoch (at least 100 ms) sets the base latency; after it the window grows by
- * half per epoch while the window was full, the event loop had time to spare
- * and the mean latency stayed near the lowest seen (no queue is building). A
- * growth after which the next epoch's latency rose by more than a quarter only
- * queued, and is taken back; none is tried for 10 epochs. The window shrinks
- * when latency reaches twice that base, never below `min` nor above `max`. A
- * window idle for 5 s starts over (`forget`).
+ * epoch (at least 100 ms) sets the base latency, the lowest epoch mean of the
+ * last 10 s; after it the window grows by half per epoch while the window was
+ * full, the event loop had time to spare and the mean latency stayed near the
+ * base (no queue is building). A growth after which the next epoch's latency
+ * rose by more than a quarter only queued, and is taken back; none is tried
+ * for 10 epochs. The window shrinks when latency reaches twice the base, never
+ * below `min` nor above `max`. A window idle for 5 s starts over (`forget`).
  */
 export class WindowSizer {
   readonly bounds: WindowBounds;
   #limit: number;
-  #baseMs = Number.POSITIVE_INFINITY;
+  /** Epoch mean latencies of the last `baseWindowMs`, oldest first; the least is the base. */
+  #latencies: { at: number; ms: number }[] = [];
   #epochStart: number;
   readonly #now: () => number;
   readonly #busy: () => number;
@@ -83,9 +91,11 @@ export class WindowSizer {
     return this.#limit;
   }
 
-  /** The lowest mean latency (ms) seen since the sizer last started over; Infinity before the first epoch. */
+  /** The lowest epoch mean latency (ms) of the last 10 s; Infinity before the first epoch or after `forget`. */
   get baseMs(): number {
-    return this.#baseMs;
+    let base = Number.POSITIVE_INFINITY;
+    for (const latency of this.#latencies) base = Math.min(base, latency.ms);
+    return base;
   }
 
   /** Whether the epoch begun at the last `judge` (or `forget`) has run long enough to be judged. */
@@ -114,9 +124,9 @@ export class WindowSizer {
     }
     // The first epoch only sets the base: judged against itself it would always look calm, and a push's
     // first epoch has idle time (connections opening) however busy the rest will be.
-    const judged = Number.isFinite(this.#baseMs);
-    this.#baseMs = Math.min(this.#baseMs, latencyMs);
-    const ratio = latencyMs / this.#baseMs;
+    const judged = this.#latencies.length > 0;
+    this.#remember(now, latencyMs);
+    const ratio = latencyMs / this.baseMs;
     if (ratio >= crowdedLatency) {
       this.#set(Math.max(this.bounds.min, Math.floor((this.#limit * calmLatency) / ratio)));
     } else if (judged && this.#epochs > this.#holdUntil && ratio <= calmLatency && epoch.saturated && busy < busyCeiling && this.#limit < this.bounds.max) {
@@ -129,12 +139,21 @@ export class WindowSizer {
   /** Starts over from `min`, with no base latency; answers the limit. The caller starts the next epoch. */
   forget(now: number): number {
     this.#epochStart = now;
-    this.#baseMs = Number.POSITIVE_INFINITY;
+    this.#latencies = [];
     this.#trial = undefined;
     this.#holdUntil = 0;
     this.#busy();
     this.#set(this.bounds.min);
     return this.#limit;
+  }
+
+  /** Adds an epoch's mean latency and lets those older than the base's window go (the newest always stays). */
+  #remember(now: number, ms: number): void {
+    const latencies = this.#latencies;
+    latencies.push({ at: now, ms });
+    let stale = 0;
+    while (stale < latencies.length - 1 && (latencies[stale] as { at: number }).at < now - baseWindowMs) stale += 1;
+    if (stale > 0) latencies.splice(0, stale);
   }
 
   #set(limit: number): void {

@@ -97,6 +97,35 @@ describe('WindowSizer', () => {
     expect(state.sizes).toEqual([300, 450, 300, 450, 675]);
   });
 
+  it('takes a latency that stays higher for 10 s as its new base, and grows again from there', () => {
+    const { s, state } = sizer();
+    for (let n = 0; n < 3; n += 1) {
+      state.now += 200;
+      s.judge(state.now, epoch(s.limit, 20, 200));
+    }
+    expect(s.limit).toBe(675);
+    // The gateway answers in 100 ms from now on, and the sender is never idle for 5 s: 5× the base, a queue as far as it can tell.
+    // The growth to 675 is taken back first, then the window shrinks to min.
+    state.now += 400;
+    expect(s.judge(state.now, epoch(s.limit, 100, 400))).toBe(450);
+    state.now += 400;
+    expect(s.judge(state.now, epoch(s.limit, 100, 400))).toBe(300);
+    const sizes: number[] = [];
+    for (let elapsed = 800; elapsed < 9_600; elapsed += 400) {
+      state.now += 400;
+      sizes.push(s.judge(state.now, epoch(s.limit, 100, 400)));
+    }
+    // Within 10 s of the last 20 ms epoch the base is still 20 ms: the window holds at min.
+    expect(new Set(sizes)).toEqual(new Set([300]));
+    expect(s.baseMs).toBe(20);
+    for (let n = 0; n < 4; n += 1) {
+      state.now += 400;
+      s.judge(state.now, epoch(s.limit, 100, 400));
+    }
+    expect(s.baseMs).toBe(100);
+    expect(state.sizes).toEqual([300, 450, 675, 450, 300, 450, 675, 1013]);
+  });
+
   it('judges an epoch only after 100 ms, 32 settled deliveries and three mean latencies', () => {
     const { s, state } = sizer();
     state.now = 99;
