@@ -3,8 +3,8 @@ import type { RunProbe } from './measured-run.ts';
 
 /**
  * Reports the most streams the fake APNs saw open at once during the
- * broadcast and the delivery window Herald ended with
- * (`herald_push_delivery_window`). With `--gateway-latency` the fake answers
+ * broadcast and the APNs delivery window Herald ended with
+ * (`herald_push_delivery_window{gateway="apns"}`). With `--gateway-latency` the fake answers
  * every request of the broadcast `latencyMs` late, as a gateway across a
  * network does, and the report adds the rate a fixed window of the configured
  * minimum would allow at that latency (in flight ÷ latency).
@@ -19,10 +19,10 @@ export function windowProbe(gateways: BenchGateways, latencyMs: number | undefin
     async afterBroadcast(herald) {
       const { stats } = await gateways.apns.counts();
       const metrics = await (await fetch(`http://127.0.0.1:${herald.port}/metrics`)).text();
-      const line = metrics.split('\n').find((row) => row.startsWith('herald_push_delivery_window '));
-      if (line === undefined) throw new Error('Herald reports no herald_push_delivery_window');
+      const line = metrics.split('\n').find((row) => row.startsWith('herald_push_delivery_window{gateway="apns"} '));
+      if (line === undefined) throw new Error('Herald reports no herald_push_delivery_window for APNs');
       const windowAtEnd = Number(line.split(' ')[1]);
-      const streams = `at most ${stats.peakStreams} streams were open at the fake APNs at once; Herald's delivery window ended at ${windowAtEnd}`;
+      const streams = `at most ${stats.peakStreams} streams were open at the fake APNs at once; Herald's APNs delivery window ended at ${windowAtEnd}`;
       if (latencyMs === undefined) {
         out(`${label}: ${streams}`);
         return { peakStreamsAtFake: stats.peakStreams, windowAtEnd };

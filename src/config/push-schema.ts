@@ -2,17 +2,18 @@ import { z } from 'zod';
 import { pushGatewaysSchema } from './push-gateways-schema.ts';
 
 /**
- * Deliveries in flight per sender process. At least 300 by default: enough to
- * keep a gateway on the same network busy (against a local one the rate
- * stopped rising above ~200, and more only costs memory and GC time). At most
+ * Deliveries in flight per sender process and gateway (APNs and FCM have a
+ * window each). At least 300 by default: enough to keep a gateway on the same
+ * network busy (against a local one the rate stopped rising above ~200, and
+ * more only costs memory and GC time). At most
  * 2000: what two sessions carry at APNs's 1000 streams each, so requests do
  * not queue inside the HTTP/2 client; 20,000 a second against a gateway
  * 100 ms away.
  */
 const deliveryWindowSchema = z
   .object({
-    min: z.number().int().min(1).max(100_000).default(300).describe('deliveries a sender process keeps in flight at least, while it has them'),
-    max: z.number().int().min(1).max(100_000).default(2000).describe('deliveries a sender process keeps in flight at most; reached only while the gateways answer slower than its CPU can send (rate = in flight ÷ latency)'),
+    min: z.number().int().min(1).max(100_000).default(300).describe('deliveries a sender process keeps in flight to each gateway at least, while it has them'),
+    max: z.number().int().min(1).max(100_000).default(2000).describe('deliveries a sender process keeps in flight to each gateway at most; reached only while the gateway answers slower than its CPU can send (rate = in flight ÷ latency)'),
   })
   .strict()
   .refine((window) => window.min <= window.max, { message: 'deliveryWindow.min must not be above deliveryWindow.max' });

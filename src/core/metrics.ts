@@ -59,13 +59,18 @@ export class Metrics {
     // Every series at zero from the start, so the first deliveries show in rate() and an idle sender reads 0, not nothing.
     for (const gateway of gatewayNames) for (const outcome of talliedOutcomes) deliveries.inc({ gateway, outcome }, 0);
     const inFlight = new Gauge({ name: 'herald_push_tasks_in_flight', help: 'Task slices being worked on by the senders of this process', registers });
-    const window = new Gauge({ name: 'herald_push_delivery_window', help: 'Deliveries the senders of this process may have in flight now (sized between push.deliveryWindow min and max)', registers });
+    const window = new Gauge({
+      name: 'herald_push_delivery_window',
+      help: 'Deliveries the senders of this process may have in flight to a gateway now (sized between push.deliveryWindow min and max)',
+      labelNames: ['gateway'],
+      registers,
+    });
     this.sender = {
       // Called once per slice and outcome (the sender tallies its deliveries), not per delivery.
       delivery: (gateway, outcome, count) => deliveries.inc({ gateway, outcome }, count),
       sliceStarted: () => inFlight.inc(),
       sliceEnded: () => inFlight.dec(),
-      deliveryWindow: (size) => window.set(size),
+      deliveryWindow: (gateway, size) => window.set({ gateway }, size),
     };
     this.gateways = gatewayMetrics(registers);
 

@@ -1,7 +1,7 @@
 import { forgetAfterIdleMs, type WindowEpoch, type WindowSizer } from './window-sizer.ts';
 
 /**
- * A cap on the deliveries one sender process has handed to the gateway
+ * A cap on the deliveries one sender process has handed to one gateway's
  * clients and not yet seen settle, shared by every slice in hand. Without it
  * each slice starts all of its deliveries at once: with several slices in
  * hand, thousands of requests wait in the HTTP/2 client's queue for a free
@@ -121,34 +121,27 @@ export class DeliveryWindow {
 }
 
 /**
- * The deliveries of one slice, each holding a place of the window until it
- * settles, counted rather than kept in a list. `settled()` resolves once all
- * have settled, or then rejects with the first failure (a delivery stopped
- * between retries by a rebalance was not sent).
+ * The deliveries of one slice, each holding a place of its gateway's window
+ * until it settles, counted rather than kept in a list. `settled()` resolves
+ * once all have settled, or then rejects with the first failure (a delivery
+ * stopped between retries by a rebalance was not sent).
  */
 export class WindowedSends {
-  readonly #window: DeliveryWindow;
   #pending = 0;
   #failure: { reason: unknown } | undefined;
   #idle: (() => void) | undefined;
-  readonly #done = (): void => this.#end();
-  readonly #failed = (reason: unknown): void => {
-    this.#failure ??= { reason };
-    this.#end();
-  };
+  /** Settle handlers per window, made once per slice and window rather than once per delivery. */
+  readonly #handlers = new Map<DeliveryWindow, { done: () => void; failed: (reason: unknown) => void }>();
 
-  constructor(window: DeliveryWindow) {
-    this.#window = window;
-  }
-
-  /** A delivery started on a place taken from the window; `undefined` when it ended without sending. */
-  add(delivery: Promise<void> | undefined): void {
+  /** A delivery started on a place taken from `window`; `undefined` when it ended without sending. */
+  add(window: DeliveryWindow, delivery: Promise<void> | undefined): void {
     if (delivery === undefined) {
-      this.#window.release();
+      window.release();
       return;
     }
     this.#pending += 1;
-    delivery.then(this.#done, this.#failed);
+    const handlers = this.#handlers.get(window) ?? this.#handlersOf(window);
+    delivery.then(handlers.done, handlers.failed);
   }
 
   async settled(): Promise<void> {
@@ -156,8 +149,20 @@ export class WindowedSends {
     if (this.#failure !== undefined) throw this.#failure.reason;
   }
 
-  #end(): void {
-    this.#window.release();
+  #handlersOf(window: DeliveryWindow): { done: () => void; failed: (reason: unknown) => void } {
+    const handlers = {
+      done: (): void => this.#end(window),
+      failed: (reason: unknown): void => {
+        this.#failure ??= { reason };
+        this.#end(window);
+      },
+    };
+    this.#handlers.set(window, handlers);
+    return handlers;
+  }
+
+  #end(window: DeliveryWindow): void {
+    window.release();
     this.#pending -= 1;
     if (this.#pending === 0) this.#idle?.();
   }

@@ -11,6 +11,7 @@ import { targetPlatform, savedSince } from '../audience/target-platform.ts';
 import { giveUpPush, worthRetrying } from '../give-up.ts';
 import { decodeTask, encodeMessage, sliceKey, taskKey, type PushTaskMessage } from '../push-messages.ts';
 import type { Platform } from '../requests/push-request.ts';
+import type { GatewayName } from '../gateways/delivery.ts';
 import type { DeviceDeliveries, SliceContext } from './device-deliveries.ts';
 import { DeliveryTally } from './delivery-tally.ts';
 import { DeliveryWindow, WindowedSends } from './delivery-window.ts';
@@ -34,7 +35,7 @@ export interface SenderDeps {
   idleMs: number;
   /** How long a slice waits for `flow_control` tokens before it hands the rest to its next slice. */
   maxPaceWaitMs?: number;
-  /** Deliveries this process keeps in flight over every slice in hand, sized between these by what they take. */
+  /** Deliveries this process keeps in flight to each gateway over every slice in hand, sized between these by what they take. */
   deliveryWindow: WindowBounds;
 }
 
@@ -71,11 +72,17 @@ export class Sender {
   readonly #prepared = new PreparedPushes();
   readonly #liveness = new Map<string, { live: boolean; checkedAt: number }>();
 
-  readonly #window: DeliveryWindow;
+  /**
+   * One window per gateway: APNs and FCM answer at their own latencies, and a
+   * gateway that slows down or stalls must not take the other's places.
+   */
+  readonly #windows: Record<GatewayName, DeliveryWindow>;
 
   constructor(deps: SenderDeps) {
     this.#deps = deps;
-    this.#window = new DeliveryWindow(new WindowSizer({ bounds: deps.deliveryWindow, resized: (size) => deps.metrics.deliveryWindow(size) }));
+    const window = (gateway: GatewayName): DeliveryWindow =>
+      new DeliveryWindow(new WindowSizer({ bounds: deps.deliveryWindow, resized: (size) => deps.metrics.deliveryWindow(gateway, size) }));
+    this.#windows = { apns: window('apns'), fcm: window('fcm') };
   }
 
   async handle(message: BusMessage, context: HandlerContext): Promise<void> {
@@ -194,7 +201,7 @@ export class Sender {
       return targets.length;
     }
     const rate = task.scope.kind === 'shard' ? task.spec.flowControl : null;
-    const sends = new WindowedSends(this.#window);
+    const sends = new WindowedSends();
     let handed = 0;
     // On the process's monotonic timer, not the engine clock: this bounds how long the handler holds its
     // partition, which the bus counts in real time (a Kafka member fetches again only when its batches are done).
@@ -212,16 +219,18 @@ export class Sender {
         break;
       }
       if (granted === 0) break;
-      // Each delivery waits for a place in the process's window; a rebalance meanwhile stops the handing out.
+      // Each delivery waits for a place in its gateway's window; a rebalance meanwhile stops the handing out.
       for (const end = handed + granted; handed < end; handed += 1) {
-        if (!this.#window.tryTake()) {
-          await this.#window.take();
+        const target = targets[handed] as Target;
+        const window = this.#windows[target.platform === 'android' ? 'fcm' : 'apns'];
+        if (!window.tryTake()) {
+          await window.take();
           if (slice.signal.aborted) {
-            this.#window.release();
+            window.release();
             break handing;
           }
         }
-        sends.add(this.#send(slice, targets[handed] as Target));
+        sends.add(window, this.#send(slice, target));
       }
     }
     slice.counts.devices += handed;

@@ -1,6 +1,6 @@
 import { afterEach, expect, it } from 'vitest';
 import { metricValue } from '../support/engine-idle.ts';
-import { iosInstallation, startPushHerald, type PushHerald } from '../support/push-herald.ts';
+import { androidInstallation, iosInstallation, startPushHerald, type PushHerald } from '../support/push-herald.ts';
 
 const devices = 6000;
 
@@ -20,12 +20,18 @@ async function farGateway(window: { min: number; max: number }, latencyMs: numbe
   return herald;
 }
 
-it('keeps more deliveries in flight against a far gateway, up to the window’s max', async () => {
-  const herald = await farGateway({ min: 50, max: 400 }, 40);
-  expect(await metricValue(herald.h, 'herald_push_delivery_window')).toBe(50);
+const apnsWindow = { gateway: 'apns' };
+const fcmWindow = { gateway: 'fcm' };
+
+it('keeps more deliveries in flight against a far gateway, up to the window’s max, in that gateway’s window only', async () => {
+  const herald = await farGateway({ min: 50, max: 400 }, 100);
+  expect(await metricValue(herald.h, 'herald_push_delivery_window', apnsWindow)).toBe(50);
+  expect(await metricValue(herald.h, 'herald_push_delivery_window', fcmWindow)).toBe(50);
   let largestWindow = 0;
+  let largestFcmWindow = 0;
   const watch = setInterval(() => {
-    void metricValue(herald.h, 'herald_push_delivery_window').then((size) => (largestWindow = Math.max(largestWindow, size)));
+    void metricValue(herald.h, 'herald_push_delivery_window', apnsWindow).then((size) => (largestWindow = Math.max(largestWindow, size)));
+    void metricValue(herald.h, 'herald_push_delivery_window', fcmWindow).then((size) => (largestFcmWindow = Math.max(largestFcmWindow, size)));
   }, 10);
   const res = await herald.send({ data: { alert: 'Across the ocean' } });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
@@ -36,12 +42,39 @@ it('keeps more deliveries in flight against a far gateway, up to the window’s 
   }
   expect(herald.fakes.apns.log.deliveryCount).toBe(devices);
   const { peakStreams } = herald.fakes.apns.stats;
-  // 50 in flight at 40 ms each would be 1,250 a second; the window grew towards its max, and never past it.
+  // 50 in flight at 100 ms each would be 500 a second; the window grew towards its max, and never past it.
   expect(peakStreams).toBeGreaterThan(100);
   expect(peakStreams).toBeLessThanOrEqual(400);
   // The gauge follows the window (which may come down again as the audience runs out).
   expect(largestWindow).toBeGreaterThan(100);
   expect(largestWindow).toBeLessThanOrEqual(400);
+  // FCM had nothing to send: its window is its own, and stayed at min.
+  expect(largestFcmWindow).toBe(50);
+}, 120_000);
+
+it('sizes FCM’s window from FCM’s answers, leaving APNs’s at min', async () => {
+  const herald = await startPushHerald({ role: 'api,fanout,sender', engine: { installationShards: 4, sliceSize: 2000, deliveryWindow: { min: 50, max: 400 } } });
+  p = herald;
+  const now = herald.clock.now();
+  const android = 6000;
+  await herald.seed(Array.from({ length: android }, (_, n) => androidInstallation(n, now)));
+  herald.fakes.fcm.setDefaultAnswer({ status: 200, delayMs: 100 });
+  let largestFcmWindow = 0;
+  let largestApnsWindow = 0;
+  const watch = setInterval(() => {
+    void metricValue(herald.h, 'herald_push_delivery_window', fcmWindow).then((size) => (largestFcmWindow = Math.max(largestFcmWindow, size)));
+    void metricValue(herald.h, 'herald_push_delivery_window', apnsWindow).then((size) => (largestApnsWindow = Math.max(largestApnsWindow, size)));
+  }, 10);
+  const res = await herald.send({ data: { alert: 'Across the ocean' } });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  try {
+    expect(await herald.settled(res.body.objectId, 60_000)).toMatchObject({ status: 'done', devices: android, successes: android, errors: 0 });
+  } finally {
+    clearInterval(watch);
+  }
+  expect(largestFcmWindow).toBeGreaterThan(100);
+  expect(largestFcmWindow).toBeLessThanOrEqual(400);
+  expect(largestApnsWindow).toBe(50);
 }, 120_000);
 
 it('never has more in flight than a fixed window', async () => {
@@ -50,7 +83,7 @@ it('never has more in flight than a fixed window', async () => {
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   expect(await herald.settled(res.body.objectId, 60_000)).toMatchObject({ status: 'done', devices, successes: devices });
   expect(herald.fakes.apns.stats.peakStreams).toBe(50);
-  expect(await metricValue(herald.h, 'herald_push_delivery_window')).toBe(50);
+  expect(await metricValue(herald.h, 'herald_push_delivery_window', apnsWindow)).toBe(50);
 }, 120_000);
 
 it('refuses a window whose min is above its max', async () => {

@@ -51,15 +51,15 @@ describe('DeliveryWindow', () => {
 describe('WindowedSends', () => {
   it('gives each place back as its delivery settles and reports the first failure once all have', async () => {
     const window = fixedWindow(3);
-    const sends = new WindowedSends(window);
+    const sends = new WindowedSends();
     let fail!: (error: Error) => void;
     let finish!: () => void;
     window.tryTake();
-    sends.add(new Promise<void>((_, reject) => (fail = reject)));
+    sends.add(window, new Promise<void>((_, reject) => (fail = reject)));
     window.tryTake();
-    sends.add(new Promise<void>((resolve) => (finish = resolve)));
+    sends.add(window, new Promise<void>((resolve) => (finish = resolve)));
     window.tryTake();
-    sends.add(undefined);
+    sends.add(window, undefined);
     expect(window.inFlight).toBe(2);
 
     const settled = sends.settled();
@@ -69,5 +69,26 @@ describe('WindowedSends', () => {
     finish();
     await expect(settled).rejects.toThrow('rebalanced');
     expect(window.inFlight).toBe(0);
+  });
+
+  it("gives each place back to the window it was taken from, when one slice sends through two gateways", async () => {
+    const apns = fixedWindow(2);
+    const fcm = fixedWindow(2);
+    const sends = new WindowedSends();
+    const finish: (() => void)[] = [];
+    for (const window of [apns, fcm, fcm]) {
+      expect(window.tryTake()).toBe(true);
+      sends.add(window, new Promise<void>((resolve) => finish.push(resolve)));
+    }
+    expect([apns.inFlight, fcm.inFlight]).toEqual([1, 2]);
+    expect(fcm.tryTake()).toBe(false);
+    finish[1]?.();
+    await Promise.resolve();
+    expect([apns.inFlight, fcm.inFlight]).toEqual([1, 1]);
+    const settled = sends.settled();
+    finish[0]?.();
+    finish[2]?.();
+    await settled;
+    expect([apns.inFlight, fcm.inFlight]).toEqual([0, 0]);
   });
 });

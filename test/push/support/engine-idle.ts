@@ -1,12 +1,15 @@
 import { expect } from 'vitest';
 import type { TestHerald } from '../../support/test-herald.ts';
 
-/** The value of a gauge or counter without labels, read from the process's registry. */
-export async function metricValue(h: TestHerald, name: string): Promise<number> {
+/** A gauge or counter read from the process's registry: summed over its series, or over those with `labels`. */
+export async function metricValue(h: TestHerald, name: string, labels: Record<string, string> = {}): Promise<number> {
   const metric = h.herald.runtime.metrics.registry.getSingleMetric(name);
   if (metric === undefined) throw new Error(`no metric ${name}`);
   const { values } = await metric.get();
-  return values.reduce((sum, value) => sum + value.value, 0);
+  const wanted = Object.entries(labels);
+  const matching = values.filter((value) => wanted.every(([label, expected]) => value.labels[label] === expected));
+  if (wanted.length > 0 && matching.length === 0) throw new Error(`no series of ${name} with ${JSON.stringify(labels)}`);
+  return matching.reduce((sum, value) => sum + value.value, 0);
 }
 
 /**
