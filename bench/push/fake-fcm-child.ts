@@ -22,6 +22,10 @@ async function run(command: FakeFcmChildCommand): Promise<unknown> {
       return start(command.options);
     case 'counts':
       return counts();
+    case 'setDefaultAnswer':
+      if (fake === undefined) throw new Error('the fake FCM is not started');
+      fake.setDefaultAnswer(command.answer);
+      return null;
     case 'reset':
       fake?.log.reset();
       return null;

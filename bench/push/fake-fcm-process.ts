@@ -1,6 +1,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { resolve } from 'node:path';
+import type { FcmAnswer } from '../../test/support/gateways/fake-fcm.ts';
 
 const childScript = resolve(import.meta.dirname, 'fake-fcm-child.ts');
 
@@ -28,7 +29,12 @@ export interface FakeFcmCounts {
   cpu: { user: number; system: number };
 }
 
-export type FakeFcmChildCommand = { type: 'start'; options: FakeFcmChildOptions } | { type: 'counts' } | { type: 'reset' } | { type: 'close' };
+export type FakeFcmChildCommand =
+  | { type: 'start'; options: FakeFcmChildOptions }
+  | { type: 'counts' }
+  | { type: 'setDefaultAnswer'; answer: FcmAnswer }
+  | { type: 'reset' }
+  | { type: 'close' };
 
 type Reply = { id: number; ok: true; value: unknown } | { id: number; ok: false; error: string };
 
@@ -88,6 +94,11 @@ export class FakeFcmProcess {
 
   counts(): Promise<FakeFcmCounts> {
     return this.#call({ type: 'counts' }) as Promise<FakeFcmCounts>;
+  }
+
+  /** What every request is answered from now on (e.g. `{ status: 200, delayMs: 60 }`: a gateway 60 ms away). */
+  async setDefaultAnswer(answer: FcmAnswer): Promise<void> {
+    await this.#call({ type: 'setDefaultAnswer', answer });
   }
 
   /** Forgets the counts (connections stay open). */

@@ -55,12 +55,19 @@ const stallMs = 60_000;
 
 /**
  * Sends one broadcast (`POST /1.1/push` with the master key, no `where`: every
- * installation) and follows it through the fakes' counts, polled over IPC
- * every few milliseconds so that the first and last delivery are timed
- * closely; then waits for the push record to read `done` and keeps its
- * counters.
+ * installation; with `where`, those it matches) and follows it through the
+ * fakes' counts, polled over IPC every few milliseconds so that the first and
+ * last delivery are timed closely; then waits for the push record to read
+ * `done` and keeps its counters.
  */
-export async function followBroadcast(herald: BenchHerald, app: BenchApp, gateways: BenchGateways, data: Record<string, unknown>, expected: number): Promise<BroadcastResult> {
+export async function followBroadcast(
+  herald: BenchHerald,
+  app: BenchApp,
+  gateways: BenchGateways,
+  data: Record<string, unknown>,
+  expected: number,
+  where?: Record<string, unknown>,
+): Promise<BroadcastResult> {
   const base = `http://127.0.0.1:${herald.port}`;
   const headers = { 'X-SVC-Id': app.id, 'X-SVC-Key': `${app.masterKey},master`, 'Content-Type': 'application/json' };
   const baseline = await gateways.counts();
@@ -68,7 +75,7 @@ export async function followBroadcast(herald: BenchHerald, app: BenchApp, gatewa
   const memoryBefore = processes.map((process) => memoryStats(process.pid));
   const cpuBefore = cpuOf(processes);
   const sentAt = performance.now();
-  const response = await fetch(`${base}/1.1/push`, { method: 'POST', headers, body: JSON.stringify({ data }) });
+  const response = await fetch(`${base}/1.1/push`, { method: 'POST', headers, body: JSON.stringify(where === undefined ? { data } : { where, data }) });
   const body = (await response.json()) as { objectId?: string };
   if (response.status !== 201 || typeof body.objectId !== 'string') throw new Error(`POST /1.1/push answered ${response.status}: ${JSON.stringify(body)}`);
   const pushId = body.objectId;

@@ -1,5 +1,6 @@
 import type { BenchGateways } from './bench-gateways.ts';
 import type { RunProbe } from './measured-run.ts';
+import { readWindow } from './window-sampler.ts';
 
 /**
  * Reports the most streams the fake APNs saw open at once during the
@@ -18,10 +19,7 @@ export function windowProbe(gateways: BenchGateways, latencyMs: number | undefin
     },
     async afterBroadcast(herald) {
       const { stats } = await gateways.apns.counts();
-      const metrics = await (await fetch(`http://127.0.0.1:${herald.port}/metrics`)).text();
-      const line = metrics.split('\n').find((row) => row.startsWith('herald_push_delivery_window{gateway="apns"} '));
-      if (line === undefined) throw new Error('Herald reports no herald_push_delivery_window for APNs');
-      const windowAtEnd = Number(line.split(' ')[1]);
+      const windowAtEnd = await readWindow(herald.port, 'apns');
       const streams = `at most ${stats.peakStreams} streams were open at the fake APNs at once; Herald's APNs delivery window ended at ${windowAtEnd}`;
       if (latencyMs === undefined) {
         out(`${label}: ${streams}`);
