@@ -25,6 +25,7 @@ import type { ImportState } from '../src/import/import-state.ts';
 import { dropKeyspace } from '../test/store/cassandra-test-keyspace.ts';
 import { serviceEndpoints } from '../test/support/service-endpoints.ts';
 import { cpuSeconds, memoryStats } from './push/process-stats.ts';
+import { count, fail } from './bench-args.ts';
 
 const { values } = parseArgs({
   options: {
@@ -35,17 +36,6 @@ const { values } = parseArgs({
     keep: { type: 'boolean', default: false },
   },
 });
-
-function fail(message: string): never {
-  process.stderr.write(`bench: ${message}\n`);
-  process.exit(2);
-}
-
-function count(name: string, text: string, min: number): number {
-  const value = Number(text);
-  if (!Number.isInteger(value) || value < min) fail(`--${name} must be an integer ≥ ${min}, not ${text}`);
-  return value;
-}
 
 const users = count('users', values.users, 1);
 const installations = count('installations', values.installations, 0);

@@ -49,6 +49,7 @@ import { floorSettings } from './push/client-floor.ts';
 import { windowProbe } from './push/window-probe.ts';
 import { medianOf, runTable, runTableLegend, targetLines, type PushRun } from './push/push-report.ts';
 import { seedInstallations } from './push/seed-installations.ts';
+import { count, fail } from './bench-args.ts';
 
 const { values } = parseArgs({
   options: {
@@ -72,28 +73,16 @@ const { values } = parseArgs({
   },
 });
 
-function fail(message: string): never {
-  process.stderr.write(`bench: ${message}\n`);
-  process.exit(2);
-}
-
-function count(name: string, text: string | undefined, min: number): number | undefined {
-  if (text === undefined) return undefined;
-  const value = Number(text);
-  if (!Number.isInteger(value) || value < min) fail(`--${name} must be an integer ≥ ${min}, not ${text}`);
-  return value;
-}
-
 const distributed = values.distributed;
 if (distributed && values.store !== undefined) fail('--distributed compares the embedded default (SQLite, one process) with Cassandra, Redis and Kafka (a process per role); leave out --store');
 if (!distributed && values.senders !== undefined) fail('--senders is for --distributed runs');
 const store = (values.store ?? 'sqlite') as BenchStore;
 if (!benchStores.includes(store)) fail(`unknown store "${values.store}"; choose from: ${benchStores.join(', ')}`);
-const devices = count('devices', values.devices, 1) as number;
+const devices = count('devices', values.devices, 1);
 const androidShare = Number(values.android);
 if (!(androidShare >= 0 && androidShare <= 1)) fail(`--android must be a share from 0 to 1, not ${values.android}`);
-const senders = count('senders', values.senders ?? '2', 1) as number;
-const repeat = count('repeat', values.repeat, 1) as number;
+const senders = count('senders', values.senders ?? '2', 1);
+const repeat = count('repeat', values.repeat, 1);
 const engine: EngineSettings = {
   installationShards: count('shards', values.shards, 1),
   sliceSize: count('slice', values.slice, 10),
@@ -112,9 +101,9 @@ function windowBounds(text: string | undefined): { min: number; max: number } | 
   return { min, max };
 }
 const ceilingSettings: CeilingSettings = {
-  connections: count('ceiling-connections', values['ceiling-connections'], 1) as number,
-  streams: count('ceiling-streams', values['ceiling-streams'], 1) as number,
-  seconds: count('ceiling-seconds', values['ceiling-seconds'], 1) as number,
+  connections: count('ceiling-connections', values['ceiling-connections'], 1),
+  streams: count('ceiling-streams', values['ceiling-streams'], 1),
+  seconds: count('ceiling-seconds', values['ceiling-seconds'], 1),
 };
 const profileDir = values.profile === undefined ? undefined : resolve(values.profile);
 const heraldNodeOptions = values['herald-node-options'];

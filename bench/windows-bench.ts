@@ -26,6 +26,7 @@ import { startBenchHerald, type BenchApp } from './push/bench-herald.ts';
 import { followBroadcast, type BroadcastResult } from './push/follow-broadcast.ts';
 import { seedInstallations } from './push/seed-installations.ts';
 import { windowSampler } from './push/window-sampler.ts';
+import { count, fail } from './bench-args.ts';
 
 const { values } = parseArgs({
   options: {
@@ -35,21 +36,10 @@ const { values } = parseArgs({
   },
 });
 
-function fail(message: string): never {
-  process.stderr.write(`bench:windows: ${message}\n`);
-  process.exit(2);
-}
-
-function count(name: string, text: string): number {
-  const value = Number(text);
-  if (!Number.isInteger(value) || value < 1) fail(`--${name} must be a positive integer, not ${text}`);
-  return value;
-}
-
 /** iOS devices, and as many Android ones. */
-const perPlatform = count('devices', values.devices);
-const fcmLatencyMs = count('fcm-latency', values['fcm-latency']);
-const repeat = count('repeat', values.repeat);
+const perPlatform = count('devices', values.devices, 1);
+const fcmLatencyMs = count('fcm-latency', values['fcm-latency'], 1);
+const repeat = count('repeat', values.repeat, 1);
 const data = { alert: 'Your weekly summary is ready: 3 new messages and 2 updates.', sound: 'default', campaign: 'weekly-2026-47' };
 const out = (line: string): boolean => process.stdout.write(`${line}\n`);
 
