@@ -5,10 +5,9 @@ import { pushGatewaysSchema } from './push-gateways-schema.ts';
  * Deliveries in flight per sender process and gateway (APNs and FCM have a
  * window each). At least 300 by default: enough to keep a gateway on the same
  * network busy (against a local one the rate stopped rising above ~200, and
- * more only costs memory and GC time). At most
- * 2000: what two sessions carry at APNs's 1000 streams each, so requests do
- * not queue inside the HTTP/2 client; 20,000 a second against a gateway
- * 100 ms away.
+ * more only costs memory and GC time). At most 2000: what two sessions carry
+ * at APNs's 1000 streams each, so requests do not queue inside the HTTP/2
+ * client; 20,000 a second against a gateway 100 ms away.
  */
 const deliveryWindowSchema = z
   .object({
@@ -36,7 +35,7 @@ export const pushEngineSchema = z
     senderConcurrency: z.number().int().min(1).max(256).default(8).describe('partitions of push.tasks one sender process works on at once'),
     deliveryWindow: deliveryWindowSchema
       .default(deliveryWindowSchema.parse({}))
-      .describe('deliveries in flight per sender process: grows from min towards max while the gateways are far and the CPU idle, shrinks when answers slow down'),
+      .describe('deliveries in flight per sender process, a window per gateway: each grows from min towards max while its gateway is far and the CPU idle, and shrinks when answers slow down'),
     retentionDays: z.number().int().min(1).max(90).default(7).describe('days push records are kept'),
     idleInstallationDays: z.number().int().min(1).max(3650).default(90).describe('installations not saved for this many days are not targeted and are removed'),
     schedulerIntervalMs: z.number().int().min(100).max(60_000).default(1000).describe('how often the scheduler looks for due pushes'),
