@@ -41,7 +41,11 @@ export interface BenchHerald {
 export interface BenchHeraldOptions {
   /** Run under `--cpu-prof`, each process writing its profile here when it exits. */
   profileDir?: string;
-  /** Extra Node flags (e.g. V8 heap flags) for Herald's NODE_OPTIONS only. */
+  /**
+   * Extra Node flags for Herald's processes (e.g. V8 heap flags), put on the
+   * command line after package.json's `config.nodeFlags` so that they override
+   * them.
+   */
   nodeOptions?: string;
   /**
    * The `--role` of each process, the first of which must run the api role:
@@ -67,13 +71,11 @@ export async function startBenchHerald(config: RawConfig, options: BenchHeraldOp
   writeFileSync(configFile, JSON.stringify(config, null, 2), { mode: 0o600 });
   const env: Record<string, string> = { HERALD_CONFIG: configFile };
   const { profileDir } = options;
-  const nodeOptions = [process.env.NODE_OPTIONS ?? '', options.nodeOptions ?? ''];
+  const nodeFlags = (options.nodeOptions ?? '').split(/\s+/).filter((flag) => flag !== '');
   if (profileDir !== undefined) {
     mkdirSync(profileDir, { recursive: true });
-    nodeOptions.push(`--cpu-prof --cpu-prof-dir=${profileDir}`);
+    nodeFlags.push('--cpu-prof', `--cpu-prof-dir=${profileDir}`);
   }
-  const joined = nodeOptions.filter((option) => option !== '').join(' ');
-  if (joined !== '') env.NODE_OPTIONS = joined;
   const profilesBefore = profileDir === undefined ? [] : readdirSync(profileDir);
   const internal: Record<string, string> = layout.length > 1 ? { HERALD_INTERNAL_PORT: '0' } : {};
 
@@ -82,8 +84,8 @@ export async function startBenchHerald(config: RawConfig, options: BenchHeraldOp
     await Promise.all(started.map((watched) => watched.stop()));
   };
   try {
-    started.push(watch(await startHeraldProcess({ ...env, ...internal, HERALD_ROLE: firstRole }), firstRole));
-    const others = await Promise.allSettled(otherRoles.map((role) => startHeraldProcess({ ...env, ...internal, HERALD_ROLE: role })));
+    started.push(watch(await startHeraldProcess({ ...env, ...internal, HERALD_ROLE: firstRole }, [], nodeFlags), firstRole));
+    const others = await Promise.allSettled(otherRoles.map((role) => startHeraldProcess({ ...env, ...internal, HERALD_ROLE: role }, [], nodeFlags)));
     others.forEach((result, index) => {
       if (result.status === 'fulfilled') started.push(watch(result.value, otherRoles[index] as string));
     });

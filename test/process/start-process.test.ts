@@ -10,8 +10,8 @@ afterEach(() => {
   for (const herald of running.splice(0)) herald.kill();
 });
 
-async function start(env: Record<string, string>): Promise<HeraldProcess> {
-  const herald = await startHeraldProcess(env);
+async function start(env: Record<string, string>, extraNodeFlags: string[] = []): Promise<HeraldProcess> {
+  const herald = await startHeraldProcess(env, [], extraNodeFlags);
   running.push(herald);
   return herald;
 }
@@ -25,6 +25,16 @@ describe('the service process', () => {
     const herald = await start({ HERALD_DATA_DIR: mkdtempSync(join(tmpdir(), 'herald-proc-')) });
     const args = readFileSync(`/proc/${herald.child.pid}/cmdline`, 'utf8').split('\0');
     expect(args).toEqual(expect.arrayContaining(flags));
+  });
+
+  it('puts a launcher\'s extra Node flags after the package\'s, where V8 lets the later one win (NODE_OPTIONS would lose)', async () => {
+    const herald = await start({ HERALD_DATA_DIR: mkdtempSync(join(tmpdir(), 'herald-proc-')) }, ['--max-semi-space-size=32']);
+    const args = readFileSync(`/proc/${herald.child.pid}/cmdline`, 'utf8').split('\0');
+    const packageFlag = args.indexOf('--max-semi-space-size=8');
+    const extraFlag = args.indexOf('--max-semi-space-size=32');
+    expect(packageFlag).toBeGreaterThan(0);
+    expect(extraFlag).toBeGreaterThan(packageFlag);
+    expect(args.findIndex((arg) => arg.endsWith('src/main.ts'))).toBeGreaterThan(extraFlag);
   });
 
   it('starts with development keys, prints them, keeps data across a restart and stops cleanly on SIGTERM', async () => {

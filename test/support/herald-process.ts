@@ -30,13 +30,15 @@ export interface HeraldProcess {
 }
 
 /**
- * Runs `node <config.nodeFlags> src/main.ts [args]` with `env` added to this process's
- * environment, and waits until every role has started (its api, if it runs
- * one, listens on a port the kernel picked). Rejects with the process's
- * output when it exits first.
+ * Runs `node <config.nodeFlags> [extraNodeFlags] src/main.ts [args]` with `env` added to
+ * this process's environment, and waits until every role has started (its
+ * api, if it runs one, listens on a port the kernel picked). Rejects with the
+ * process's output when it exits first. `extraNodeFlags` come after the
+ * package's flags, so a V8 flag there overrides the package's (in
+ * NODE_OPTIONS it would not: the command line wins).
  */
-export function startHeraldProcess(env: Record<string, string>, args: string[] = []): Promise<HeraldProcess> {
-  const child = spawn(process.execPath, [...heraldNodeFlags(), mainScript, ...args], {
+export function startHeraldProcess(env: Record<string, string>, args: string[] = [], extraNodeFlags: readonly string[] = []): Promise<HeraldProcess> {
+  const child = spawn(process.execPath, [...heraldNodeFlags(), ...extraNodeFlags, mainScript, ...args], {
     env: { ...process.env, PORT: '0', HERALD_GRPC_PORT: '0', HOST: '127.0.0.1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
