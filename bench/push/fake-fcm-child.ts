@@ -28,6 +28,7 @@ async function run(command: FakeFcmChildCommand): Promise<unknown> {
       return null;
     case 'reset':
       fake?.log.reset();
+      fake?.resetStreamPeaks();
       return null;
     case 'close':
       await fake?.close();
@@ -58,6 +59,8 @@ function counts(): FakeFcmCounts {
     distinctTokens: log.distinctTokens,
     duplicates: log.duplicates,
     tokenRequests: fake.tokenRequests,
+    peakStreams: fake.streamStats.peakStreams,
+    peakStreamsPerSession: fake.streamStats.peakStreamsPerSession,
     cpu: { user: cpu.user, system: cpu.system },
   };
 }

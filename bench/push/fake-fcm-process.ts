@@ -25,6 +25,9 @@ export interface FakeFcmCounts {
   duplicates: number;
   /** Access tokens the fake's token endpoint issued. */
   tokenRequests: number;
+  /** The most streams open at once since the last reset, over all sessions and on one (FCM's limit: 100). */
+  peakStreams: number;
+  peakStreamsPerSession: number;
   /** The child's CPU time since it started, µs. */
   cpu: { user: number; system: number };
 }
@@ -101,7 +104,7 @@ export class FakeFcmProcess {
     await this.#call({ type: 'setDefaultAnswer', answer });
   }
 
-  /** Forgets the counts (connections stay open). */
+  /** Forgets the counts and stream peaks (connections stay open). */
   async reset(): Promise<void> {
     await this.#call({ type: 'reset' });
   }

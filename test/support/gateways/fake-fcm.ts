@@ -1,6 +1,6 @@
 import { randomBytes, verify, type KeyObject } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { constants, createSecureServer, type Http2SecureServer, type Http2ServerRequest, type Http2ServerResponse, type ServerHttp2Session } from 'node:http2';
+import { constants, createSecureServer, type Http2SecureServer, type Http2ServerRequest, type Http2ServerResponse, type ServerHttp2Session, type ServerHttp2Stream } from 'node:http2';
 import type { AddressInfo, Socket } from 'node:net';
 import { systemClock, type Clock } from '../../../src/core/clock.ts';
 import { DeliveryLog, type DeliveryTagger, type RecordMode } from './delivery-log.ts';
@@ -59,10 +59,25 @@ export interface FakeFcmOptions {
   /** Names the push of each accepted send body, for counts per push and token (`log.deliveriesTagged`). */
   tagger?: DeliveryTagger;
   port?: number;
+  /**
+   * SETTINGS_MAX_CONCURRENT_STREAMS of every HTTP/2 session; default 100, what
+   * FCM's front ends allow per connection (a client that opens more is sent
+   * a GOAWAY there).
+   */
+  maxConcurrentStreams?: number;
+}
+
+/** Streams the fake has seen open at once, over all sessions and on one. */
+export interface FakeFcmStreamStats {
+  streams: number;
+  peakStreams: number;
+  peakStreamsPerSession: number;
 }
 
 interface SessionState {
   id: number;
+  /** Streams open on the session now. */
+  streams: number;
   lastStreamId: number;
   /** Streams above this id arrived after our GOAWAY and are refused. */
   goawayAfter: number;
@@ -101,6 +116,7 @@ export class FakeFcm {
   #goingAway = false;
   #defaultAnswer: FcmAnswer = { status: 200 };
   #port = 0;
+  #streamStats: FakeFcmStreamStats = { streams: 0, peakStreams: 0, peakStreamsPerSession: 0 };
 
   static async start(options: FakeFcmOptions): Promise<FakeFcm> {
     const fake = new FakeFcm(options);
@@ -117,7 +133,12 @@ export class FakeFcm {
     this.#clock = options.clock ?? systemClock;
     this.log = new DeliveryLog(options.record ?? 'full');
     for (const account of options.accounts) this.#accounts.set(account.clientEmail, account);
-    this.#server = createSecureServer({ cert: options.cert, key: options.key, allowHTTP1: true });
+    this.#server = createSecureServer({
+      cert: options.cert,
+      key: options.key,
+      allowHTTP1: true,
+      settings: { maxConcurrentStreams: options.maxConcurrentStreams ?? 100 },
+    });
     this.#server.on('session', (session) => this.#openSession(session));
     this.#server.on('request', (req: Request, res: Response) => this.#onRequest(req, res));
     this.#server.on('connection', (socket: Socket) => {
@@ -154,6 +175,19 @@ export class FakeFcm {
   /** GOAWAY frames sent while `goawayEverySession` was on. */
   get goaways(): number {
     return this.#goaways;
+  }
+
+  /** Open streams now, and the most seen open at once since the start or `resetStreamPeaks`. */
+  get streamStats(): FakeFcmStreamStats {
+    return { ...this.#streamStats };
+  }
+
+  /** Starts the peaks over from the streams open now. */
+  resetStreamPeaks(): void {
+    const { streams } = this.#streamStats;
+    let perSession = 0;
+    for (const state of this.#sessions.values()) perSession = Math.max(perSession, state.streams);
+    this.#streamStats = { streams, peakStreams: streams, peakStreamsPerSession: perSession };
   }
 
   /** Answers the next requests for `token` with `answers`, in order; then the default answer. */
@@ -203,8 +237,9 @@ export class FakeFcm {
 
   #openSession(session: ServerHttp2Session): void {
     this.#sessionCount++;
-    const state: SessionState = { id: this.#sessionCount, lastStreamId: 0, goawayAfter: Infinity };
+    const state: SessionState = { id: this.#sessionCount, streams: 0, lastStreamId: 0, goawayAfter: Infinity };
     this.#sessions.set(session, state);
+    session.on('stream', (stream) => this.#countStream(state, stream));
     session.on('error', () => {});
     session.once('close', () => this.#sessions.delete(session));
     if (this.#goingAway) this.#sendGoaway(session, state, 0);
@@ -216,6 +251,18 @@ export class FakeFcm {
     session.goaway(constants.NGHTTP2_NO_ERROR, lastStreamId);
     this.#goaways++;
     session.close();
+  }
+
+  #countStream(state: SessionState, stream: ServerHttp2Stream): void {
+    const stats = this.#streamStats;
+    state.streams++;
+    stats.streams++;
+    if (state.streams > stats.peakStreamsPerSession) stats.peakStreamsPerSession = state.streams;
+    if (stats.streams > stats.peakStreams) stats.peakStreams = stats.streams;
+    stream.once('close', () => {
+      state.streams--;
+      this.#streamStats.streams--;
+    });
   }
 
   #onRequest(req: Request, res: Response): void {
