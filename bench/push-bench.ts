@@ -39,7 +39,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { compileConfig } from '../src/config/load-config.ts';
 import { benchBackends, benchStores, type BenchStore } from './push/bench-backends.ts';
-import { benchConfig, type EngineSettings } from './push/bench-config.ts';
+import { benchConfig, sessionsText, type EngineSettings } from './push/bench-config.ts';
 import { BenchGateways } from './push/bench-gateways.ts';
 import type { BenchApp } from './push/bench-herald.ts';
 import { runDistributedBench } from './push/distributed-bench.ts';
@@ -87,7 +87,7 @@ const engine: EngineSettings = {
   installationShards: count('shards', values.shards, 1),
   sliceSize: count('slice', values.slice, 10),
   senderConcurrency: count('concurrency', values.concurrency, 1),
-  sessionsPerOrigin: count('sessions', values.sessions, 1),
+  apnsSessions: count('sessions', values.sessions, 1),
   deliveryWindow: windowBounds(values.window),
 };
 const gatewayLatencyMs = count('gateway-latency', values['gateway-latency'], 1);
@@ -127,7 +127,7 @@ async function main(): Promise<void> {
     out(
       `push bench: ${devices.toLocaleString('en-US')} devices (${Math.round(androidShare * 100)}% Android) on ${store}; ` +
         `shards ${config.push.installationShards}, slice ${config.push.sliceSize}, sender concurrency ${config.push.senderConcurrency}, ` +
-        `gateway sessions ${config.push.gateways.sessionsPerOrigin}; ${cpus().length} cores, node ${process.version}`,
+        `gateway sessions ${sessionsText(config.push.gateways.sessionsPerOrigin)}; ${cpus().length} cores, node ${process.version}`,
     );
 
     const seeded = await seedInstallations(config, app.id, { devices, androidShare });

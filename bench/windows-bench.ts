@@ -22,6 +22,7 @@ import type { RawConfig } from '../src/config/schema.ts';
 import { benchBackends } from './push/bench-backends.ts';
 import { benchConfig } from './push/bench-config.ts';
 import { BenchGateways } from './push/bench-gateways.ts';
+import type { FakeFcmCounts } from './push/fake-fcm-process.ts';
 import { startBenchHerald, type BenchApp } from './push/bench-herald.ts';
 import { followBroadcast, type BroadcastResult } from './push/follow-broadcast.ts';
 import { seedInstallations } from './push/seed-installations.ts';
@@ -52,6 +53,9 @@ interface WindowRun {
   androidCpuMicrosPerDelivery: number;
   fcmWindowLargest: number;
   fcmWindowAtEnd: number;
+  /** The most streams open at the fake FCM at once during the Android push, in all and on one session (its limit: 100). */
+  fcmPeakStreams: number;
+  fcmPeakStreamsPerSession: number;
 }
 
 /** One Herald: the iOS push next door, then at once the Android push to the far FCM, with the FCM window sampled. */
@@ -60,6 +64,7 @@ async function backToBack(raw: RawConfig, app: BenchApp, gateways: BenchGateways
   let ios: BroadcastResult;
   let android: BroadcastResult;
   let sampled: { largest: number; last: number };
+  let fcmCounts: FakeFcmCounts | undefined;
   try {
     await herald.settle();
     ios = await followBroadcast(herald, app, gateways, data, perPlatform, { deviceType: 'ios' });
@@ -70,6 +75,7 @@ async function backToBack(raw: RawConfig, app: BenchApp, gateways: BenchGateways
     } finally {
       sampled = await sampler.stop();
     }
+    fcmCounts = await gateways.fcm?.counts();
   } finally {
     await herald.stop();
     await gateways.fcm?.setDefaultAnswer({ status: 200 });
@@ -84,11 +90,14 @@ async function backToBack(raw: RawConfig, app: BenchApp, gateways: BenchGateways
     androidCpuMicrosPerDelivery: android.cpuMicrosPerDelivery,
     fcmWindowLargest: sampled.largest,
     fcmWindowAtEnd: sampled.last,
+    fcmPeakStreams: fcmCounts?.peakStreams ?? 0,
+    fcmPeakStreamsPerSession: fcmCounts?.peakStreamsPerSession ?? 0,
   };
   out(
     `${mode} window ${window.min}..${window.max}: iOS push ${run.iosPerSecond.toLocaleString('en-US')}/s, then Android push ` +
       `${run.androidPerSecond.toLocaleString('en-US')}/s at ${run.androidCpuMicrosPerDelivery} µs per delivery; ` +
-      `FCM window at most ${run.fcmWindowLargest}, ${run.fcmWindowAtEnd} at the end; exactly once: ${run.androidExactlyOnce ? 'yes' : 'NO'}`,
+      `FCM window at most ${run.fcmWindowLargest}, ${run.fcmWindowAtEnd} at the end; ` +
+      `at most ${run.fcmPeakStreams} streams open at the fake FCM, ${run.fcmPeakStreamsPerSession} on one session; exactly once: ${run.androidExactlyOnce ? 'yes' : 'NO'}`,
   );
   return run;
 }
@@ -99,7 +108,7 @@ async function main(): Promise<void> {
   const backends = await benchBackends('sqlite');
   const gateways = await BenchGateways.start({ fcm: true });
   try {
-    const engine = { installationShards: undefined, sliceSize: undefined, senderConcurrency: undefined, sessionsPerOrigin: undefined };
+    const engine = { installationShards: undefined, sliceSize: undefined, senderConcurrency: undefined, apnsSessions: undefined };
     const raw = benchConfig({ app, dataDir, backends, gateways, engine });
     const config = compileConfig(raw);
     const sized = config.push.deliveryWindow;

@@ -8,7 +8,8 @@ export interface EngineSettings {
   installationShards: number | undefined;
   sliceSize: number | undefined;
   senderConcurrency: number | undefined;
-  sessionsPerOrigin: number | undefined;
+  /** APNs sessions per origin (`--sessions`); FCM keeps Herald's default. */
+  apnsSessions: number | undefined;
   deliveryWindow?: { min: number; max: number } | undefined;
 }
 
@@ -24,7 +25,7 @@ export function benchConfig(parts: { app: BenchApp; dataDir: string; backends: B
     ...(engine.sliceSize === undefined ? {} : { sliceSize: engine.sliceSize }),
     ...(engine.senderConcurrency === undefined ? {} : { senderConcurrency: engine.senderConcurrency }),
     ...(engine.deliveryWindow === undefined ? {} : { deliveryWindow: engine.deliveryWindow }),
-    gateways: { caFile: gateways.pki.ca.certFile, ...(engine.sessionsPerOrigin === undefined ? {} : { sessionsPerOrigin: engine.sessionsPerOrigin }) },
+    gateways: { caFile: gateways.pki.ca.certFile, ...(engine.apnsSessions === undefined ? {} : { sessionsPerOrigin: { apns: engine.apnsSessions } }) },
   };
   return {
     port: 0,
@@ -37,4 +38,9 @@ export function benchConfig(parts: { app: BenchApp; dataDir: string; backends: B
     push,
     apps: [{ ...app, name: 'Herald Bench', push: gateways.appPush }],
   };
+}
+
+/** `apns 2, fcm 20`: the sessions per origin a run's Herald may open to each gateway. */
+export function sessionsText(sessions: { apns: number; fcm: number }): string {
+  return `apns ${sessions.apns}, fcm ${sessions.fcm}`;
 }

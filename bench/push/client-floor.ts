@@ -15,7 +15,7 @@ export type FloorClient = 'node:http2' | 'ApnsClient';
 export interface FloorSettings {
   /** Measured requests, each to a token of its own. */
   requests: number;
-  /** HTTP/2 sessions, as Herald's `sessionsPerOrigin`. */
+  /** HTTP/2 sessions, as Herald's `sessionsPerOrigin.apns`. */
   sessions: number;
   /** Requests in flight at once, as a Herald sender's delivery window. */
   inFlight: number;
@@ -28,7 +28,7 @@ export interface FloorSettings {
  * against a gateway next door).
  */
 export function floorSettings(devices: number, push: PushEngineConfig): FloorSettings {
-  return { requests: Math.min(devices, 100_000), sessions: push.gateways.sessionsPerOrigin, inFlight: push.deliveryWindow.min };
+  return { requests: Math.min(devices, 100_000), sessions: push.gateways.sessionsPerOrigin.apns, inFlight: push.deliveryWindow.min };
 }
 
 /** What the parent hands the child (argv[2], JSON). */

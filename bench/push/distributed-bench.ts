@@ -4,7 +4,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { compileConfig } from '../../src/config/load-config.ts';
 import { benchBackends, type BenchBackends } from './bench-backends.ts';
-import { benchConfig, type EngineSettings } from './bench-config.ts';
+import { benchConfig, sessionsText, type EngineSettings } from './bench-config.ts';
 import { BenchGateways } from './bench-gateways.ts';
 import type { BenchApp, BenchHerald } from './bench-herald.ts';
 import { deliveryProblems } from './delivery-check.ts';
@@ -70,7 +70,7 @@ export async function runDistributedBench(settings: DistributedBenchSettings): P
     const layout = ['api', 'fanout', 'scheduler', ...Array.from({ length: senders }, () => 'sender')];
     out(
       `push bench, embedded vs distributed: ${devices.toLocaleString('en-US')} devices (${Math.round(androidShare * 100)}% Android); ` +
-        `shards ${push.installationShards}, slice ${push.sliceSize}, sender concurrency ${push.senderConcurrency}, gateway sessions ${push.gateways.sessionsPerOrigin}; ` +
+        `shards ${push.installationShards}, slice ${push.sliceSize}, sender concurrency ${push.senderConcurrency}, gateway sessions ${sessionsText(push.gateways.sessionsPerOrigin)}; ` +
         `distributed: ${layout.length} processes (${senders} senders), push.requests ${bus.topics.pushRequests} and push.tasks ${bus.topics.pushTasks} partitions; ` +
         `${cpus().length} cores, node ${process.version}`,
     );

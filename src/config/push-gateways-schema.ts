@@ -99,12 +99,33 @@ export const retryPolicySchema = z
   .strict()
   .refine((policy) => policy.maxDelayMs >= policy.baseDelayMs, { message: 'must not be below baseDelayMs', path: ['maxDelayMs'] });
 
+/**
+ * A gateway serves a connection only so many streams at once (APNs 1000, FCM
+ * 100; more are refused), so a sender needs enough sessions to carry its
+ * delivery window (`push.deliveryWindow.max`, 2000 by default): APNs 2 × 1000,
+ * FCM 20 × 100. Sessions open only when the open ones are full, so a larger
+ * cap costs nothing at low volume. With too few, deliveries wait for a stream
+ * in the process: FCM 60 ms away with 2 sessions carries 200 ÷ 60 ms ≈ 3,300
+ * deliveries a second, whatever the window.
+ */
+const sessionsPerOriginSchema = z
+  .object(
+    {
+      apns: z.number().int().min(1).max(64).default(2).describe('APNs allows 1000 streams per connection'),
+      fcm: z.number().int().min(1).max(64).default(20).describe('FCM allows 100 streams per connection'),
+    },
+    { error: 'sessions per gateway, as { apns, fcm }' },
+  )
+  .strict();
+
 export const pushGatewaysSchema = z
   .object({
     caFile: filePath
       .optional()
       .describe('PEM CAs trusted for the gateways and the FCM token endpoint instead of the system roots (tests, private proxies); NODE_EXTRA_CA_CERTS adds to the roots instead'),
-    sessionsPerOrigin: z.number().int().min(1).max(64).default(2).describe('most HTTP/2 sessions per gateway endpoint and credential; more open only while the others are at the server\'s stream limit'),
+    sessionsPerOrigin: sessionsPerOriginSchema.default({ apns: 2, fcm: 20 }).describe(
+      'most HTTP/2 sessions per gateway endpoint and credential, for APNs and for FCM; one more opens only while the open ones are at the server\'s stream limit',
+    ),
     requestTimeoutMs: z.number().int().min(100).max(300_000).default(10_000).describe('longest wait for a gateway answer; then the delivery is retried'),
     pingIntervalMs: z.number().int().min(1000).max(3_600_000).default(60_000).describe('HTTP/2 PING interval; a session that misses an answer is replaced'),
     tokenRefreshMinutes: z.number().int().min(20).max(60).default(50).describe('age at which the APNs provider token is signed again (APNs: 20 to 60 minutes)'),

@@ -127,7 +127,7 @@ describe('loadPushCredentials', () => {
 describe('push gateway config schemas', () => {
   it('fills the gateway defaults', () => {
     expect(pushGatewaysSchema.parse({})).toEqual({
-      sessionsPerOrigin: 2,
+      sessionsPerOrigin: { apns: 2, fcm: 20 },
       requestTimeoutMs: 10_000,
       pingIntervalMs: 60_000,
       tokenRefreshMinutes: 50,
@@ -135,10 +135,18 @@ describe('push gateway config schemas', () => {
     });
   });
 
+  it('fills one gateway\'s sessions when only the other is given, and says what a bare number lacks', () => {
+    expect(pushGatewaysSchema.parse({ sessionsPerOrigin: { apns: 4 } }).sessionsPerOrigin).toEqual({ apns: 4, fcm: 20 });
+    expect(pushGatewaysSchema.safeParse({ sessionsPerOrigin: 2 }).error?.issues[0]?.message).toBe('sessions per gateway, as { apns, fcm }');
+  });
+
   it.each([
     [{ tokenRefreshMinutes: 19 }, 'tokenRefreshMinutes'],
     [{ tokenRefreshMinutes: 61 }, 'tokenRefreshMinutes'],
-    [{ sessionsPerOrigin: 0 }, 'sessionsPerOrigin'],
+    [{ sessionsPerOrigin: 2 }, 'sessionsPerOrigin'],
+    [{ sessionsPerOrigin: { fcm: 0 } }, 'sessionsPerOrigin.fcm'],
+    [{ sessionsPerOrigin: { apns: 65 } }, 'sessionsPerOrigin.apns'],
+    [{ sessionsPerOrigin: { webpush: 1 } }, 'sessionsPerOrigin'],
     [{ retry: { baseDelayMs: 500, maxDelayMs: 100 } }, 'retry.maxDelayMs'],
     [{ rejectUnauthorized: false }, ''],
   ])('refuses %j', (raw, path) => {

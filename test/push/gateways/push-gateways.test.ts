@@ -25,9 +25,10 @@ afterEach(async () => {
   await fcm.close();
 });
 
-async function startRegistry(options: { logger?: ReturnType<typeof memoryLogger>; metrics?: RecordingMetrics } = {}): Promise<PushGateways> {
+async function startRegistry(options: { logger?: ReturnType<typeof memoryLogger>; metrics?: RecordingMetrics; fcmDelayMs?: number } = {}): Promise<PushGateways> {
   apns = await startFakeApns(pki, { defaultAnswer: { status: 200, delayMs: 5 } });
   fcm = await startFakeFcm(pki);
+  if (options.fcmDelayMs !== undefined) fcm.setDefaultAnswer({ status: 200, delayMs: options.fcmDelayMs });
   const endpoints = { production: apns.origin, development: apns.origin };
   const apps: PushApp[] = [
     {
@@ -84,6 +85,19 @@ describe('PushGateways', () => {
     expect(await registry.fcm('token-app')?.send({ body: fcmMessage('device-1') })).toEqual({ kind: 'delivered' });
     expect(apns.log.deliveryCount).toBe(2);
     expect(fcm.log.deliveryCount).toBe(1);
+  });
+
+  it('opens as many FCM sessions as a delivery window needs, FCM allowing 100 streams on each (the default cap is 20)', async () => {
+    const registry = await startRegistry({ fcmDelayMs: 300 });
+    const client = present(registry.fcm('token-app'));
+    // Two sessions, the APNs cap, would hold 200 sends at the fake and queue the rest in the process.
+    const outcomes = await Promise.all(Array.from({ length: 600 }, (_, n) => client.send({ body: fcmMessage(`device-${n}`) })));
+    expect(outcomes.every((outcome) => outcome.kind === 'delivered')).toBe(true);
+    const { peakStreams, peakStreamsPerSession } = fcm.streamStats;
+    expect(peakStreamsPerSession).toBe(100);
+    expect(peakStreams).toBeGreaterThan(400);
+    expect(fcm.sessions).toBeGreaterThanOrEqual(5);
+    expect(fcm.sessions).toBeLessThanOrEqual(20);
   });
 
   it('closes every client once, draining deliveries in flight, and refuses to build clients afterwards', async () => {
