@@ -52,6 +52,7 @@ async function start(options: FakeFcmChildOptions): Promise<number> {
 function counts(): FakeFcmCounts {
   if (fake === undefined) throw new Error('the fake FCM is not started');
   const { log } = fake;
+  const { peakStreams, peakStreamsPerSession } = fake.streamStats;
   const cpu = process.cpuUsage();
   return {
     requests: log.requestCount,
@@ -59,8 +60,8 @@ function counts(): FakeFcmCounts {
     distinctTokens: log.distinctTokens,
     duplicates: log.duplicates,
     tokenRequests: fake.tokenRequests,
-    peakStreams: fake.streamStats.peakStreams,
-    peakStreamsPerSession: fake.streamStats.peakStreamsPerSession,
+    peakStreams,
+    peakStreamsPerSession,
     cpu: { user: cpu.user, system: cpu.system },
   };
 }

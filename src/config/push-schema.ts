@@ -6,8 +6,9 @@ import { pushGatewaysSchema } from './push-gateways-schema.ts';
  * window each). At least 300 by default: enough to keep a gateway on the same
  * network busy (against a local one the rate stopped rising above ~200, and
  * more only costs memory and GC time). At most 2000: what two sessions carry
- * at APNs's 1000 streams each, so requests do not queue inside the HTTP/2
- * client; 20,000 a second against a gateway 100 ms away.
+ * at APNs's 1000 streams each (and twenty at FCM's 100:
+ * `push.gateways.sessionsPerOrigin`), so requests do not queue inside the
+ * HTTP/2 client; 20,000 a second against a gateway 100 ms away.
  */
 const deliveryWindowSchema = z
   .object({

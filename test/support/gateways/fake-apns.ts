@@ -11,6 +11,7 @@ import type { AddressInfo } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { systemClock, type Clock } from '../../../src/core/clock.ts';
 import { ApnsTokenCheck, type RegisteredApnsKey } from './apns-token-check.ts';
+import { StreamCounter } from './stream-counter.ts';
 import { DeliveryLog, type DeliveryTagger, type RecordMode } from './delivery-log.ts';
 
 /** A scripted answer of the fake, or a stall (no answer at all). */
@@ -122,7 +123,8 @@ export class FakeApns {
   readonly #sessions = new Map<ServerHttp2Session, SessionState>();
   readonly #heldStreams = new Set<ServerHttp2Stream>();
   #defaultAnswer: ApnsAnswer;
-  #stats: FakeApnsStats = { connections: 0, sessions: 0, openSessions: 0, streams: 0, peakStreamsPerSession: 0, peakStreams: 0, tokenVerifications: 0, goaways: 0 };
+  #stats = { connections: 0, sessions: 0, goaways: 0 };
+  readonly #streams = new StreamCounter();
   #port = 0;
   #goingAway = false;
 
@@ -162,7 +164,7 @@ export class FakeApns {
   }
 
   get stats(): FakeApnsStats {
-    return { ...this.#stats, openSessions: this.#sessions.size, tokenVerifications: this.#tokens.verifications };
+    return { ...this.#stats, ...this.#streams.counts(), openSessions: this.#sessions.size, tokenVerifications: this.#tokens.verifications };
   }
 
   registerKey(key: RegisteredApnsKey): void {
@@ -235,8 +237,8 @@ export class FakeApns {
     this.#scripts.clear();
     this.#stalled.clear();
     this.#defaultAnswer = this.#options.defaultAnswer ?? ok;
-    const openSessions = this.#sessions.size;
-    this.#stats = { connections: 0, sessions: 0, openSessions, streams: this.#stats.streams, peakStreamsPerSession: 0, peakStreams: 0, tokenVerifications: 0, goaways: 0 };
+    this.#stats = { connections: 0, sessions: 0, goaways: 0 };
+    this.#streams.resetPeaks(this.#sessions.values());
     this.#goingAway = false;
   }
 
@@ -304,22 +306,10 @@ export class FakeApns {
     state.lastStreamId = Math.max(state.lastStreamId, id);
     state.unanswered.add(stream);
     stream.once('close', () => state.unanswered.delete(stream));
-    this.#countStream(state, stream);
+    this.#streams.track(state, stream);
     let body: Buffer | undefined;
     stream.on('data', (chunk: Buffer) => (body = body === undefined ? chunk : Buffer.concat([body, chunk])));
     stream.on('end', () => this.#handle(stream, headers, body ?? Buffer.alloc(0), state));
-  }
-
-  #countStream(state: SessionState, stream: ServerHttp2Stream): void {
-    const stats = this.#stats;
-    state.streams++;
-    stats.streams++;
-    if (state.streams > stats.peakStreamsPerSession) stats.peakStreamsPerSession = state.streams;
-    if (stats.streams > stats.peakStreams) stats.peakStreams = stats.streams;
-    stream.once('close', () => {
-      state.streams--;
-      stats.streams--;
-    });
   }
 
   #handle(stream: ServerHttp2Stream, headers: IncomingHttpHeaders, payload: Buffer, state: SessionState): void {

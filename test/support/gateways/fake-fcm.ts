@@ -1,9 +1,10 @@
 import { randomBytes, verify, type KeyObject } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { constants, createSecureServer, type Http2SecureServer, type Http2ServerRequest, type Http2ServerResponse, type ServerHttp2Session, type ServerHttp2Stream } from 'node:http2';
+import { constants, createSecureServer, type Http2SecureServer, type Http2ServerRequest, type Http2ServerResponse, type ServerHttp2Session } from 'node:http2';
 import type { AddressInfo, Socket } from 'node:net';
 import { systemClock, type Clock } from '../../../src/core/clock.ts';
 import { DeliveryLog, type DeliveryTagger, type RecordMode } from './delivery-log.ts';
+import { StreamCounter, type StreamCounts } from './stream-counter.ts';
 
 const fcmScope = 'https://www.googleapis.com/auth/firebase.messaging';
 const jwtBearerGrant = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
@@ -67,13 +68,6 @@ export interface FakeFcmOptions {
   maxConcurrentStreams?: number;
 }
 
-/** Streams the fake has seen open at once, over all sessions and on one. */
-export interface FakeFcmStreamStats {
-  streams: number;
-  peakStreams: number;
-  peakStreamsPerSession: number;
-}
-
 interface SessionState {
   id: number;
   /** Streams open on the session now. */
@@ -116,7 +110,7 @@ export class FakeFcm {
   #goingAway = false;
   #defaultAnswer: FcmAnswer = { status: 200 };
   #port = 0;
-  #streamStats: FakeFcmStreamStats = { streams: 0, peakStreams: 0, peakStreamsPerSession: 0 };
+  readonly #streams = new StreamCounter();
 
   static async start(options: FakeFcmOptions): Promise<FakeFcm> {
     const fake = new FakeFcm(options);
@@ -178,16 +172,13 @@ export class FakeFcm {
   }
 
   /** Open streams now, and the most seen open at once since the start or `resetStreamPeaks`. */
-  get streamStats(): FakeFcmStreamStats {
-    return { ...this.#streamStats };
+  get streamStats(): StreamCounts {
+    return this.#streams.counts();
   }
 
   /** Starts the peaks over from the streams open now. */
   resetStreamPeaks(): void {
-    const { streams } = this.#streamStats;
-    let perSession = 0;
-    for (const state of this.#sessions.values()) perSession = Math.max(perSession, state.streams);
-    this.#streamStats = { streams, peakStreams: streams, peakStreamsPerSession: perSession };
+    this.#streams.resetPeaks(this.#sessions.values());
   }
 
   /** Answers the next requests for `token` with `answers`, in order; then the default answer. */
@@ -239,7 +230,7 @@ export class FakeFcm {
     this.#sessionCount++;
     const state: SessionState = { id: this.#sessionCount, streams: 0, lastStreamId: 0, goawayAfter: Infinity };
     this.#sessions.set(session, state);
-    session.on('stream', (stream) => this.#countStream(state, stream));
+    session.on('stream', (stream) => this.#streams.track(state, stream));
     session.on('error', () => {});
     session.once('close', () => this.#sessions.delete(session));
     if (this.#goingAway) this.#sendGoaway(session, state, 0);
@@ -251,18 +242,6 @@ export class FakeFcm {
     session.goaway(constants.NGHTTP2_NO_ERROR, lastStreamId);
     this.#goaways++;
     session.close();
-  }
-
-  #countStream(state: SessionState, stream: ServerHttp2Stream): void {
-    const stats = this.#streamStats;
-    state.streams++;
-    stats.streams++;
-    if (state.streams > stats.peakStreamsPerSession) stats.peakStreamsPerSession = state.streams;
-    if (stats.streams > stats.peakStreams) stats.peakStreams = stats.streams;
-    stream.once('close', () => {
-      state.streams--;
-      this.#streamStats.streams--;
-    });
   }
 
   #onRequest(req: Request, res: Response): void {
