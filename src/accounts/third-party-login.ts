@@ -1,4 +1,5 @@
 import { randomInt } from 'node:crypto';
+import { setTimeout as delay } from 'node:timers/promises';
 import { ErrorCode, HeraldError, fail } from '../core/errors.ts';
 import type { StoredObject } from '../core/ports/object-store.ts';
 import type { AccountDeps, AccountResult, Caller } from './account-deps.ts';
@@ -38,9 +39,9 @@ export async function loginWithAuthData(deps: AccountDeps, caller: Caller, body:
   try {
     user = await createUser(deps, caller.app, { ops: [{ op: 'set', path: [UserField.username], value: randomUsername() }, ...extra.ops, ...platformOps(platforms)] });
   } catch (error) {
-    // Another request created the same third-party user a moment ago: log it in.
+    // Another request is creating the same third-party user: log it in.
     if (error instanceof HeraldError && error.code === ErrorCode.authDataTaken) {
-      const winner = await findByIdentity(deps, appId, platforms);
+      const winner = await awaitWinner(deps, appId, platforms);
       if (winner) return logIn(deps, caller, winner, platforms);
     }
     throw error;
@@ -60,6 +61,22 @@ export async function loginWithAuthData(deps: AccountDeps, caller: Caller, body:
     }
   }
   return { status: 201, location: userLocation(deps, user.objectId), body: answer };
+}
+
+/**
+ * Waits between looks for the user of the request that took the platform
+ * account first. A store may refuse the account before that user can be
+ * read: Cassandra claims unique values before it writes the object.
+ */
+const winnerLookDelaysMs = [0, 25, 50, 100, 200, 400];
+
+async function awaitWinner(deps: AccountDeps, appId: string, platforms: NormalizedAuthData): Promise<StoredObject | null> {
+  for (const ms of winnerLookDelaysMs) {
+    if (ms > 0) await delay(ms);
+    const winner = await findByIdentity(deps, appId, platforms);
+    if (winner) return winner;
+  }
+  return null;
 }
 
 async function findByIdentity(deps: AccountDeps, appId: string, platforms: NormalizedAuthData): Promise<StoredObject | null> {

@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DuplicateValueError } from '../../src/core/errors.ts';
+import type { Store, StoredObject } from '../../src/core/ports/object-store.ts';
 import { startAppleKeys, type AppleKeys } from '../support/apple-jwks.ts';
 import { startTestHerald, type TestHerald } from '../support/test-herald.ts';
 
@@ -45,6 +47,47 @@ describe('third-party login', () => {
     expect(again.headers.get('location')).toBe(`${h.baseUrl}/1.1/users/${first.body.objectId}`);
     expect(again.body).toMatchObject({ objectId: first.body.objectId, username: first.body.username, sessionToken: first.body.sessionToken, authData: { [platform]: data } });
     expect(again.body.updatedAt).toBeTruthy();
+  });
+
+  it('logs a login that lost the race in as the user the winner is still writing, not 208', async () => {
+    // As on Cassandra, which claims a unique value before it writes the object: the account is taken
+    // (this request's insert is refused) while the user that took it cannot be read yet.
+    const accounts = h.herald.runtime.accounts;
+    const store = accounts.store;
+    const data = platforms.weibo();
+    let winner: string | undefined;
+    let hidden = true;
+    accounts.store = new Proxy(store, {
+      get(target, property, receiver) {
+        if (property === 'insert') {
+          return async (appId: string, className: string, object: StoredObject) => {
+            if (className !== '_User' || winner !== undefined) return target.insert(appId, className, object);
+            // The other request's user, written now and readable only 200 ms later.
+            await target.insert(appId, className, object);
+            winner = object.objectId;
+            setTimeout(() => (hidden = false), 200);
+            throw new DuplicateValueError('authData.weibo.uid');
+          };
+        }
+        if (property === 'findByUnique') {
+          return async (...args: Parameters<Store['findByUnique']>) => {
+            const found = await target.findByUnique(...args);
+            return hidden && found?.objectId === winner ? null : found;
+          };
+        }
+        const value: unknown = Reflect.get(target, property, receiver);
+        return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    try {
+      const res = await h.request('POST', '/1.1/users', { body: { authData: { weibo: data } } });
+      expect(res.status).toBe(200);
+      expect(res.body.objectId).toBe(winner);
+    } finally {
+      accounts.store = store;
+    }
+    const users = await h.request('GET', `/1.1/users?where=${encodeURIComponent(JSON.stringify({ 'authData.weibo.uid': data.uid }))}`, { master: true });
+    expect(users.body.results).toHaveLength(1);
   });
 
   it.each([
