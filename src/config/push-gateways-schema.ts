@@ -123,6 +123,12 @@ export const pushGatewaysSchema = z
     caFile: filePath
       .optional()
       .describe('PEM CAs trusted for the gateways and the FCM token endpoint instead of the system roots (tests, private proxies); NODE_EXTRA_CA_CERTS adds to the roots instead'),
+    transport: z
+      .enum(['herald', 'http2-wrapper'])
+      .default('herald')
+      .describe(
+        'how deliveries reach the gateways: herald, Herald\'s own HTTP/2 connections (about a fifth of the CPU per request), or http2-wrapper, node:http2 sessions managed by http2-wrapper, kept as a fallback',
+      ),
     sessionsPerOrigin: sessionsPerOriginSchema.default({ apns: 2, fcm: 20 }).describe(
       'most HTTP/2 sessions per gateway endpoint and credential, for APNs and for FCM; one more opens only while the open ones are at the server\'s stream limit',
     ),

@@ -2,7 +2,7 @@ import type { KeyObject } from 'node:crypto';
 import { systemClock, type Clock } from '../../core/clock.ts';
 import type { Logger } from '../../core/logger.ts';
 import { noopGatewayMetrics, type GatewayMetrics } from './gateway-metrics.ts';
-import type { Http2PoolTls } from './http2-pool.ts';
+import type { GatewayTls, GatewayTransportKind } from './gateway-transport.ts';
 
 export type ApnsEnvironment = 'production' | 'development';
 
@@ -35,6 +35,8 @@ export interface ApnsClientOptions {
   defaultTopic?: string;
   /** PEM CAs trusted instead of the system roots. */
   ca?: string | Buffer;
+  /** Herald's own HTTP/2 connections, or node:http2 under http2-wrapper; default `herald`. */
+  transport?: GatewayTransportKind;
   /** Most HTTP/2 sessions open at once; default 2. */
   sessions?: number;
   /** Longest wait for an answer before the delivery is given up as `retry`/Timeout; default 10 s. */
@@ -54,7 +56,8 @@ export interface CompiledApnsClientOptions {
   endpoint: string;
   auth: ApnsTokenAuth | ApnsCertificateAuth;
   defaultTopic: string | undefined;
-  tls: Http2PoolTls;
+  tls: GatewayTls;
+  transport: GatewayTransportKind;
   sessions: number;
   requestTimeoutMs: number;
   pingIntervalMs: number;
@@ -69,7 +72,7 @@ const minute = 60_000;
 /** Resolves defaults and checks ranges; throws RangeError naming the option. */
 export function compileApnsClientOptions(options: ApnsClientOptions): CompiledApnsClientOptions {
   const environment = options.environment ?? 'production';
-  const tls: Http2PoolTls = options.ca === undefined ? {} : { ca: options.ca };
+  const tls: GatewayTls = options.ca === undefined ? {} : { ca: options.ca };
   if (options.auth.kind === 'certificate') {
     if ('pfx' in options.auth) Object.assign(tls, { pfx: options.auth.pfx, passphrase: options.auth.passphrase });
     else Object.assign(tls, { cert: options.auth.cert, key: options.auth.key, passphrase: options.auth.passphrase });
@@ -80,6 +83,7 @@ export function compileApnsClientOptions(options: ApnsClientOptions): CompiledAp
     auth: options.auth,
     defaultTopic: options.defaultTopic,
     tls,
+    transport: options.transport ?? 'herald',
     sessions: integerIn('sessions', options.sessions ?? 2, 1, 64),
     requestTimeoutMs: integerIn('requestTimeoutMs', options.requestTimeoutMs ?? 10_000, 10, 300_000),
     pingIntervalMs: integerIn('pingIntervalMs', options.pingIntervalMs ?? minute, 10, 3_600_000),

@@ -4,8 +4,8 @@ import { ApnsProviderToken } from './apns-provider-token.ts';
 import { authorizationOutcome } from './authorization-source.ts';
 import { classifyApnsResponse, readApnsError } from './classify-apns-response.ts';
 import { delivered, type ApnsDelivery, type DeliveryOutcome, type GatewayClient } from './delivery.ts';
-import type { Http2Exchange } from './http2-exchange.ts';
-import { Http2Pool, type RawRequestHeaders } from './http2-pool.ts';
+import { createGatewayTransport } from './create-gateway-transport.ts';
+import type { GatewayAnswer, GatewayRequest, GatewayTransport } from './gateway-transport.ts';
 import { parseRetryAfter } from './retry-after.ts';
 import { transportOutcome } from './transport-failure.ts';
 
@@ -24,7 +24,7 @@ export class ApnsClient implements GatewayClient<ApnsDelivery> {
   readonly endpoint: string;
   /** The app's default `apns-topic`, for deliveries whose push and installation name none. */
   readonly defaultTopic: string | undefined;
-  readonly #pool: Http2Pool;
+  readonly #pool: GatewayTransport;
   readonly #token: ApnsProviderToken | undefined;
   readonly #clock: Clock;
 
@@ -34,7 +34,7 @@ export class ApnsClient implements GatewayClient<ApnsDelivery> {
     this.endpoint = compiled.endpoint;
     this.defaultTopic = compiled.defaultTopic;
     this.#clock = compiled.clock;
-    this.#pool = new Http2Pool({
+    this.#pool = createGatewayTransport(compiled.transport, {
       gateway: 'apns',
       origin: compiled.endpoint,
       tls: compiled.tls,
@@ -67,7 +67,7 @@ export class ApnsClient implements GatewayClient<ApnsDelivery> {
    */
   async send(delivery: ApnsDelivery): Promise<DeliveryOutcome> {
     const token = this.#token;
-    if (token === undefined) return this.#outcome(await this.#pool.exchange(headersOf(delivery, undefined), delivery.payload));
+    if (token === undefined) return this.#outcome(await this.#pool.exchange(requestOf(delivery, undefined)));
 
     let authorization = token.authorization();
     try {
@@ -75,7 +75,7 @@ export class ApnsClient implements GatewayClient<ApnsDelivery> {
     } catch (error) {
       return authorizationOutcome(error, 'ProviderTokenUnavailable');
     }
-    const exchange = await this.#pool.exchange(headersOf(delivery, authorization), delivery.payload);
+    const exchange = await this.#pool.exchange(requestOf(delivery, authorization));
     if (exchange.status !== 403) return this.#outcome(exchange);
 
     const error = readApnsError(exchange.body);
@@ -85,7 +85,7 @@ export class ApnsClient implements GatewayClient<ApnsDelivery> {
     } catch (refreshError) {
       return authorizationOutcome(refreshError, 'ProviderTokenUnavailable');
     }
-    return this.#outcome(await this.#pool.exchange(headersOf(delivery, authorization), delivery.payload));
+    return this.#outcome(await this.#pool.exchange(requestOf(delivery, authorization)));
   }
 
   /** Stops taking deliveries, waits for those in flight, closes the sessions; idempotent. */
@@ -93,19 +93,20 @@ export class ApnsClient implements GatewayClient<ApnsDelivery> {
     return this.#pool.close();
   }
 
-  #outcome(exchange: Http2Exchange): DeliveryOutcome {
+  #outcome(exchange: GatewayAnswer): DeliveryOutcome {
     if (exchange.status === 200) return delivered;
     if (exchange.failure !== undefined) return transportOutcome(exchange.failure);
-    const retryAfterMs = parseRetryAfter(exchange.headers?.['retry-after'], this.#clock.now());
+    const retryAfterMs = parseRetryAfter(exchange.header('retry-after'), this.#clock.now());
     return classifyApnsResponse(exchange.status, readApnsError(exchange.body), retryAfterMs);
   }
 }
 
-function headersOf(delivery: ApnsDelivery, authorization: string | undefined): RawRequestHeaders {
-  const headers = [':method', 'POST', ':path', `/3/device/${delivery.token}`, 'apns-topic', delivery.topic, 'apns-push-type', delivery.pushType];
+function requestOf(delivery: ApnsDelivery, authorization: string | undefined): GatewayRequest {
+  const headers = ['apns-topic', delivery.topic, 'apns-push-type', delivery.pushType];
   if (authorization !== undefined) headers.push('authorization', authorization);
   if (delivery.priority !== undefined) headers.push('apns-priority', String(delivery.priority));
   if (delivery.expiration !== undefined) headers.push('apns-expiration', String(delivery.expiration));
   if (delivery.collapseId !== undefined) headers.push('apns-collapse-id', delivery.collapseId);
-  return headers;
+  // The path carries the device token: it changes with every request.
+  return { path: `/3/device/${delivery.token}`, pathRepeats: false, headers, body: delivery.payload };
 }

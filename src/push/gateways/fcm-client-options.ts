@@ -4,6 +4,7 @@ import { integerIn } from './apns-client-options.ts';
 import type { AuthorizationSource } from './authorization-source.ts';
 import type { FcmServiceAccount } from './fcm-service-account.ts';
 import { noopGatewayMetrics, type GatewayMetrics } from './gateway-metrics.ts';
+import type { GatewayTransportKind } from './gateway-transport.ts';
 
 export const fcmEndpoint = 'https://fcm.googleapis.com';
 
@@ -13,6 +14,8 @@ export interface FcmClientOptions {
   endpoint?: string;
   /** PEM CAs trusted instead of the system roots, for the gateway and the token endpoint. */
   ca?: string | Buffer;
+  /** Herald's own HTTP/2 connections, or node:http2 under http2-wrapper; default `herald`. */
+  transport?: GatewayTransportKind;
   /** Most HTTP/2 sessions open at once; default 2. */
   sessions?: number;
   /** Longest wait for an answer before the delivery is given up as `retry`/Timeout; default 10 s. */
@@ -30,6 +33,7 @@ export interface CompiledFcmClientOptions {
   account: FcmServiceAccount;
   endpoint: string;
   ca: string | Buffer | undefined;
+  transport: GatewayTransportKind;
   sessions: number;
   requestTimeoutMs: number;
   pingIntervalMs: number;
@@ -45,6 +49,7 @@ export function compileFcmClientOptions(options: FcmClientOptions): CompiledFcmC
     account: options.account,
     endpoint: options.endpoint ?? fcmEndpoint,
     ca: options.ca,
+    transport: options.transport ?? 'herald',
     sessions: integerIn('sessions', options.sessions ?? 2, 1, 64),
     requestTimeoutMs: integerIn('requestTimeoutMs', options.requestTimeoutMs ?? 10_000, 10, 300_000),
     pingIntervalMs: integerIn('pingIntervalMs', options.pingIntervalMs ?? 60_000, 10, 3_600_000),

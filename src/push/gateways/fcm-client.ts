@@ -4,8 +4,8 @@ import { classifyFcmResponse, readFcmError } from './classify-fcm-response.ts';
 import { delivered, type DeliveryOutcome, type FcmDelivery, type GatewayClient } from './delivery.ts';
 import { FcmAccessToken } from './fcm-access-token.ts';
 import { compileFcmClientOptions, type FcmClientOptions } from './fcm-client-options.ts';
-import type { Http2Exchange } from './http2-exchange.ts';
-import { Http2Pool, type RawRequestHeaders } from './http2-pool.ts';
+import { createGatewayTransport } from './create-gateway-transport.ts';
+import type { GatewayAnswer, GatewayRequest, GatewayTransport } from './gateway-transport.ts';
 import { parseRetryAfter } from './retry-after.ts';
 import { transportOutcome } from './transport-failure.ts';
 
@@ -18,12 +18,12 @@ export class FcmClient implements GatewayClient<FcmDelivery> {
   readonly gateway = 'fcm';
   readonly projectId: string;
   readonly endpoint: string;
-  readonly #pool: Http2Pool;
+  readonly #pool: GatewayTransport;
   readonly #accessToken: AuthorizationSource;
   readonly #clock: Clock;
   readonly #path: string;
   /** Every request carries the same headers until the token changes, so they are built once per token. */
-  #headers: { authorization: string; list: RawRequestHeaders } | undefined;
+  #headers: { authorization: string; list: readonly string[] } | undefined;
 
   constructor(options: FcmClientOptions) {
     const compiled = compileFcmClientOptions(options);
@@ -31,7 +31,7 @@ export class FcmClient implements GatewayClient<FcmDelivery> {
     this.endpoint = compiled.endpoint;
     this.#clock = compiled.clock;
     this.#path = `/v1/projects/${encodeURIComponent(compiled.account.projectId)}/messages:send`;
-    this.#pool = new Http2Pool({
+    this.#pool = createGatewayTransport(compiled.transport, {
       gateway: 'fcm',
       origin: compiled.endpoint,
       tls: compiled.ca === undefined ? {} : { ca: compiled.ca },
@@ -66,7 +66,7 @@ export class FcmClient implements GatewayClient<FcmDelivery> {
     } catch (error) {
       return authorizationOutcome(error, 'AccessTokenUnavailable');
     }
-    const exchange = await this.#pool.exchange(this.#headersFor(authorization), delivery.body);
+    const exchange = await this.#pool.exchange(this.#requestFor(authorization, delivery.body));
     if (exchange.status !== 401) return this.#outcome(exchange);
 
     const error = readFcmError(exchange.body);
@@ -76,7 +76,7 @@ export class FcmClient implements GatewayClient<FcmDelivery> {
     } catch (refreshError) {
       return authorizationOutcome(refreshError, 'AccessTokenUnavailable');
     }
-    return this.#outcome(await this.#pool.exchange(this.#headersFor(authorization), delivery.body));
+    return this.#outcome(await this.#pool.exchange(this.#requestFor(authorization, delivery.body)));
   }
 
   /** Stops taking deliveries, waits for those in flight, closes the sessions; idempotent. */
@@ -84,19 +84,19 @@ export class FcmClient implements GatewayClient<FcmDelivery> {
     return this.#pool.close();
   }
 
-  #headersFor(authorization: string): RawRequestHeaders {
+  #requestFor(authorization: string, body: Buffer): GatewayRequest {
     let headers = this.#headers;
     if (headers === undefined || headers.authorization !== authorization) {
-      headers = { authorization, list: [':method', 'POST', ':path', this.#path, 'authorization', authorization, 'content-type', 'application/json'] };
+      headers = { authorization, list: ['authorization', authorization, 'content-type', 'application/json'] };
       this.#headers = headers;
     }
-    return headers.list;
+    return { path: this.#path, pathRepeats: true, headers: headers.list, body };
   }
 
-  #outcome(exchange: Http2Exchange): DeliveryOutcome {
+  #outcome(exchange: GatewayAnswer): DeliveryOutcome {
     if (exchange.status === 200) return delivered;
     if (exchange.failure !== undefined) return transportOutcome(exchange.failure);
-    const retryAfterMs = parseRetryAfter(exchange.headers?.['retry-after'], this.#clock.now());
+    const retryAfterMs = parseRetryAfter(exchange.header('retry-after'), this.#clock.now());
     return classifyFcmResponse(exchange.status, readFcmError(exchange.body), retryAfterMs);
   }
 }

@@ -10,7 +10,7 @@ import type { ApnsCertificateCredential, ApnsCredentials, AppPushCredentials, Pu
 export interface PushGatewaysOptions {
   /** From `loadPushCredentials`, at start-up. */
   credentials: PushCredentials;
-  settings: Pick<PushGatewaysConfig, 'sessionsPerOrigin' | 'requestTimeoutMs' | 'pingIntervalMs' | 'tokenRefreshMinutes'>;
+  settings: Pick<PushGatewaysConfig, 'transport' | 'sessionsPerOrigin' | 'requestTimeoutMs' | 'pingIntervalMs' | 'tokenRefreshMinutes'>;
   metrics?: GatewayMetrics;
   /** Gets `{app, environment, profile}` bindings per client (the clients add `gateway`); clients log session events only. */
   logger?: Logger;
@@ -84,6 +84,7 @@ export class PushGateways {
           account: credentials.account,
           endpoint: credentials.endpoint,
           ca: this.#options.credentials.ca,
+          transport: settings.transport,
           sessions: settings.sessionsPerOrigin.fcm,
           requestTimeoutMs: settings.requestTimeoutMs,
           pingIntervalMs: settings.pingIntervalMs,
@@ -152,6 +153,7 @@ export class PushGateways {
         environment,
         endpoint: credentials.endpoints[environment],
         ca: this.#options.credentials.ca,
+        transport: settings.transport,
         sessions: settings.sessionsPerOrigin.apns,
         requestTimeoutMs: settings.requestTimeoutMs,
         pingIntervalMs: settings.pingIntervalMs,

@@ -1,4 +1,5 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { gatewayTransportKinds, type GatewayTransportKind } from '../../../src/push/gateways/gateway-transport.ts';
 import { appPushSchema, pushGatewaysSchema, type AppPushConfig } from '../../../src/config/push-gateways-schema.ts';
 import { loadPushCredentials } from '../../../src/push/gateways/load-push-credentials.ts';
 import { PushGateways } from '../../../src/push/gateways/push-gateways.ts';
@@ -30,13 +31,20 @@ async function setUp(apns: (endpoints: { production: string; development: string
   production = await startFakeApns(pki, { environment: 'production' });
   development = await startFakeApns(pki, { environment: 'development' });
   const push = appPushSchema.parse({ apns: apns({ production: production.origin, development: development.origin }) });
-  const settings = pushGatewaysSchema.parse({ caFile: pki.ca.certFile });
+  const settings = pushGatewaysSchema.parse({ caFile: pki.ca.certFile, transport });
   const credentials = loadPushCredentials([{ id: 'app-1', push }], settings);
   gateways = new PushGateways({ credentials, settings });
   return gateways;
 }
 
-describe('APNs certificate auth', () => {
+/** The transport of the describe block running now. */
+let transport: GatewayTransportKind = 'herald';
+
+describe.each(gatewayTransportKinds)('APNs certificate auth (%s transport)', (kind) => {
+  beforeAll(() => {
+    transport = kind;
+  });
+
   it('sends with the production certificate (PKCS#12) to production and the development one (PEM) to the sandbox', async () => {
     const registry = await setUp((endpoints) => ({
       certificates: { production: pfx(pki.apns.production), development: pem(pki.apns.development) },

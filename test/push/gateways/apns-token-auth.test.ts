@@ -1,5 +1,6 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { gatewayTransportKinds, type GatewayTransportKind } from '../../../src/push/gateways/gateway-transport.ts';
 import { ApnsClient } from '../../../src/push/gateways/apns-client.ts';
 import type { FakeApns } from '../../support/gateways/fake-apns.ts';
 import { alertPayload, alertTo, apnsTokenAuth, deviceToken, startFakeApns } from '../../support/gateways/gateway-fixtures.ts';
@@ -23,7 +24,7 @@ afterEach(async () => {
 });
 
 function tokenClient(options: Partial<ConstructorParameters<typeof ApnsClient>[0]> = {}): ApnsClient {
-  const client = new ApnsClient({ endpoint: fake.origin, ca: pki.ca.certPem, auth: apnsTokenAuth(pki), ...options });
+  const client = new ApnsClient({ endpoint: fake.origin, ca: pki.ca.certPem, auth: apnsTokenAuth(pki), transport, ...options });
   clients.push(client);
   return client;
 }
@@ -32,7 +33,14 @@ function authorizationsSeen(): Set<string> {
   return new Set(fake.log.requests.map((request) => request.headers.authorization ?? ''));
 }
 
-describe('APNs token auth', () => {
+/** The transport of the describe block running now. */
+let transport: GatewayTransportKind = 'herald';
+
+describe.each(gatewayTransportKinds)('APNs token auth (%s transport)', (kind) => {
+  beforeAll(() => {
+    transport = kind;
+  });
+
   it('delivers with the path, provider token and every header the delivery sets', async () => {
     fake = await startFakeApns(pki);
     const client = tokenClient();

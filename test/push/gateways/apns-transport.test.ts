@@ -1,4 +1,5 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { gatewayTransportKinds, type GatewayTransportKind } from '../../../src/push/gateways/gateway-transport.ts';
 import { ApnsClient } from '../../../src/push/gateways/apns-client.ts';
 import type { ApnsClientOptions } from '../../../src/push/gateways/apns-client-options.ts';
 import { deliverWithRetry, type RetryOptions } from '../../../src/push/gateways/deliver-with-retry.ts';
@@ -24,7 +25,7 @@ afterEach(async () => {
 });
 
 function client(endpoint: string, options: Partial<ApnsClientOptions> = {}): ApnsClient {
-  const created = new ApnsClient({ endpoint, ca: pki.ca.certPem, auth: apnsTokenAuth(pki), ...options });
+  const created = new ApnsClient({ endpoint, ca: pki.ca.certPem, auth: apnsTokenAuth(pki), transport, ...options });
   clients.push(created);
   return created;
 }
@@ -43,7 +44,14 @@ function immediateRetries(metrics?: RecordingMetrics): RetryOptions & { waits: n
   };
 }
 
-describe('APNs sessions and streams', () => {
+/** The transport of the describe block running now. */
+let transport: GatewayTransportKind = 'herald';
+
+describe.each(gatewayTransportKinds)('APNs sessions and streams (%s transport)', (kind) => {
+  beforeAll(() => {
+    transport = kind;
+  });
+
   it('refuses a gateway whose certificate comes from a CA it was not told to trust', async () => {
     fake = await startFakeApns(pki, { cert: pki.untrustedServer.certPem, key: pki.untrustedServer.keyPem });
     const outcome = await client(fake.origin).send(alertTo(pki, 1));

@@ -1,5 +1,6 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { gatewayTransportKinds, type GatewayTransportKind } from '../../../src/push/gateways/gateway-transport.ts';
 import { deliverWithRetry } from '../../../src/push/gateways/deliver-with-retry.ts';
 import type { DeliveryOutcome } from '../../../src/push/gateways/delivery.ts';
 import { FcmClient } from '../../../src/push/gateways/fcm-client.ts';
@@ -25,7 +26,7 @@ afterEach(async () => {
 });
 
 function fcmClient(gateway: FakeFcm, options: Partial<FcmClientOptions> = {}): FcmClient {
-  const client = new FcmClient({ account: fcmAccount(pki, gateway), endpoint: gateway.origin, ca: pki.ca.certPem, ...options });
+  const client = new FcmClient({ account: fcmAccount(pki, gateway), endpoint: gateway.origin, ca: pki.ca.certPem, transport, ...options });
   clients.push(client);
   return client;
 }
@@ -34,7 +35,14 @@ function authorizations(gateway: FakeFcm): Set<string> {
   return new Set(gateway.log.requests.map((request) => request.headers.authorization ?? ''));
 }
 
-describe('FCM client', () => {
+/** The transport of the describe block running now. */
+let transport: GatewayTransportKind = 'herald';
+
+describe.each(gatewayTransportKinds)('FCM client (%s transport)', (kind) => {
+  beforeAll(() => {
+    transport = kind;
+  });
+
   it('delivers a data message with the exact body, to the project path, with JSON content type', async () => {
     fake = await startFakeFcm(pki);
     const body = fcmMessage('device-a', { data: { alert: 'hello', badge: '3' }, android: { priority: 'high', ttl: '3600s' } });

@@ -127,12 +127,18 @@ describe('loadPushCredentials', () => {
 describe('push gateway config schemas', () => {
   it('fills the gateway defaults', () => {
     expect(pushGatewaysSchema.parse({})).toEqual({
+      transport: 'herald',
       sessionsPerOrigin: { apns: 2, fcm: 20 },
       requestTimeoutMs: 10_000,
       pingIntervalMs: 60_000,
       tokenRefreshMinutes: 50,
       retry: { maxAttempts: 5, baseDelayMs: 250, maxDelayMs: 10_000, maxRetryAfterMs: 60_000 },
     });
+  });
+
+  it('takes either transport and refuses any other', () => {
+    expect(pushGatewaysSchema.parse({ transport: 'http2-wrapper' }).transport).toBe('http2-wrapper');
+    expect(pushGatewaysSchema.safeParse({ transport: 'node' }).success).toBe(false);
   });
 
   it('fills one gateway\'s sessions when only the other is given, and says what a bare number lacks', () => {

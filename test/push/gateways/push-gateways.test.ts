@@ -1,4 +1,5 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { gatewayTransportKinds, type GatewayTransportKind } from '../../../src/push/gateways/gateway-transport.ts';
 import { appPushSchema, pushGatewaysSchema } from '../../../src/config/push-gateways-schema.ts';
 import { loadPushCredentials, type PushApp } from '../../../src/push/gateways/load-push-credentials.ts';
 import { PushGateways } from '../../../src/push/gateways/push-gateways.ts';
@@ -46,7 +47,7 @@ async function startRegistry(options: { logger?: ReturnType<typeof memoryLogger>
     },
     { id: 'no-push-app' },
   ];
-  const settings = pushGatewaysSchema.parse({ caFile: pki.ca.certFile });
+  const settings = pushGatewaysSchema.parse({ caFile: pki.ca.certFile, transport });
   gateways = new PushGateways({
     credentials: loadPushCredentials(apps, settings),
     settings,
@@ -56,7 +57,14 @@ async function startRegistry(options: { logger?: ReturnType<typeof memoryLogger>
   return gateways;
 }
 
-describe('PushGateways', () => {
+/** The transport of the describe block running now. */
+let transport: GatewayTransportKind = 'herald';
+
+describe.each(gatewayTransportKinds)('PushGateways (%s transport)', (kind) => {
+  beforeAll(() => {
+    transport = kind;
+  });
+
   it('answers null where an app has no credentials of that kind', async () => {
     const registry = await startRegistry();
     expect(registry.apns('no-push-app', 'production')).toBeNull();

@@ -1,5 +1,6 @@
 import { constants, type ClientHttp2Stream, type IncomingHttpHeaders, type IncomingHttpStatusHeader } from 'node:http2';
-import { streamFailure, type TransportFailure } from './transport-failure.ts';
+import type { GatewayAnswer } from '../gateway-transport.ts';
+import { streamFailure, type TransportFailure } from '../transport-failure.ts';
 
 /** Receives an exchange once it has settled; the pool, which counts and times them. */
 export interface ExchangeOwner {
@@ -15,7 +16,7 @@ type ExchangeStream = ClientHttp2Stream & { [kExchange]?: Http2Exchange };
  * are shared functions that find their exchange on the stream, so a request
  * costs one object and one promise rather than a set of closures.
  */
-export class Http2Exchange {
+export class Http2Exchange implements GatewayAnswer {
   /** HTTP status of the answer; 0 while none has arrived (and for transport failures). */
   status = 0;
   headers: IncomingHttpHeaders | undefined = undefined;
@@ -41,6 +42,11 @@ export class Http2Exchange {
     this.startedAt = startedAt;
     this.deadline = deadline;
     this.promise = new Promise((resolve) => (this.#resolve = resolve));
+  }
+
+  header(name: string): string | undefined {
+    const value = this.headers?.[name];
+    return Array.isArray(value) ? value.join(', ') : value;
   }
 
   /** Sends the body on `stream` and listens for the answer; a stream that arrives too late is cancelled unused. */

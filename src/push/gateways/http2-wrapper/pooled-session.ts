@@ -2,7 +2,7 @@ import http2Wrapper from 'http2-wrapper';
 import type { ClientHttp2Session, SecureClientSessionOptions } from 'node:http2';
 import { performance } from 'node:perf_hooks';
 import type { TLSSocket } from 'node:tls';
-import type { Logger } from '../../core/logger.ts';
+import type { Logger } from '../../../core/logger.ts';
 
 /** Symbols http2-wrapper's Agent keeps its accounting under (exported as statics, missing from its types). */
 const agentSymbols = http2Wrapper.Agent as unknown as { kCurrentStreamCount: symbol; kGracefullyClosing: symbol };

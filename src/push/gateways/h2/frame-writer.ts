@@ -1,0 +1,118 @@
+import type { HpackSink } from './hpack-encoder.ts';
+
+/** Frame types (RFC 9113, 6). */
+export const FrameType = {
+  data: 0x0,
+  headers: 0x1,
+  priority: 0x2,
+  rstStream: 0x3,
+  settings: 0x4,
+  pushPromise: 0x5,
+  ping: 0x6,
+  goaway: 0x7,
+  windowUpdate: 0x8,
+  continuation: 0x9,
+} as const;
+
+/** Frame flags (RFC 9113, 6). */
+export const FrameFlag = {
+  endStream: 0x1,
+  ack: 0x1,
+  endHeaders: 0x4,
+  padded: 0x8,
+  priority: 0x20,
+} as const;
+
+export const frameHeaderLength = 9;
+
+/** The slab frames are written into; a bigger one is taken for anything that does not fit. */
+const slabSize = 64 * 1024;
+
+/**
+ * Frames waiting to be written to the socket, built in place in a slab so
+ * that a burst of requests leaves as one write. A slab region handed to the
+ * socket is never written again: the next frames go after it, or into a new
+ * slab.
+ */
+export class FrameWriter implements HpackSink {
+  #slab = Buffer.allocUnsafe(slabSize);
+  #at = 0;
+  /** Where the part not yet taken starts. */
+  #from = 0;
+  /** Full slabs not yet taken. */
+  #full: Buffer[] = [];
+
+  /** Whether anything waits to be taken. */
+  get pending(): boolean {
+    return this.#at > this.#from || this.#full.length > 0;
+  }
+
+  /** Makes room for `length` more bytes in one piece. */
+  reserve(length: number): void {
+    if (this.#at + length <= this.#slab.length) return;
+    if (this.#at > this.#from) this.#full.push(this.#slab.subarray(this.#from, this.#at));
+    this.#slab = Buffer.allocUnsafe(Math.max(slabSize, length));
+    this.#at = 0;
+    this.#from = 0;
+  }
+
+  /** Writes a frame header; answers where its length goes, for `patchLength`. */
+  frameHeader(length: number, type: number, flags: number, streamId: number): number {
+    const slab = this.#slab;
+    const at = this.#at;
+    slab[at] = length >>> 16;
+    slab[at + 1] = (length >>> 8) & 0xff;
+    slab[at + 2] = length & 0xff;
+    slab[at + 3] = type;
+    slab[at + 4] = flags;
+    slab.writeUInt32BE(streamId, at + 5);
+    this.#at = at + frameHeaderLength;
+    return at;
+  }
+
+  /** Sets the length of the frame whose header is at `headerAt` to what was written after it. */
+  patchLength(headerAt: number): number {
+    const length = this.#at - headerAt - frameHeaderLength;
+    const slab = this.#slab;
+    slab[headerAt] = length >>> 16;
+    slab[headerAt + 1] = (length >>> 8) & 0xff;
+    slab[headerAt + 2] = length & 0xff;
+    return length;
+  }
+
+  /** Undoes everything written since `at` (a frame that could not be finished). */
+  rewind(at: number): void {
+    this.#at = at;
+  }
+
+  get position(): number {
+    return this.#at;
+  }
+
+  byte(value: number): void {
+    this.#slab[this.#at++] = value;
+  }
+
+  uint32(value: number): void {
+    this.#slab.writeUInt32BE(value, this.#at);
+    this.#at += 4;
+  }
+
+  latin1(value: string): void {
+    this.#at += this.#slab.write(value, this.#at, 'latin1');
+  }
+
+  bytes(source: Uint8Array, start: number, end: number): void {
+    this.#slab.set(source.subarray(start, end), this.#at);
+    this.#at += end - start;
+  }
+
+  /** Everything written since the last take, in order. */
+  take(): Buffer[] {
+    const chunks = this.#full;
+    if (this.#at > this.#from) chunks.push(this.#slab.subarray(this.#from, this.#at));
+    this.#from = this.#at;
+    this.#full = [];
+    return chunks;
+  }
+}
