@@ -2,6 +2,7 @@
  * `npm run bench:push [-- --devices 100000] [--store sqlite|cassandra] [--android 0.5]
  *   [--distributed [--senders 2]]
  *   [--shards N] [--slice N] [--concurrency N] [--sessions N] [--window MIN:MAX] [--gateway-latency MS]
+ *   [--transport herald|http2-wrapper]
  *   [--repeat k] [--profile <dir>]
  *   [--herald-node-options '<flags>'] [--ceiling-connections 4] [--ceiling-streams 100] [--ceiling-seconds 5]`
  *
@@ -21,6 +22,10 @@
  * answer each request of the broadcast MS ms late, as a real gateway across a
  * network does (the ceiling and floors are still measured without it), with `--window MIN:MAX` (Herald's `push.deliveryWindow`) to
  * compare with a fixed window (`--window 300:300`). Results get `-latency<MS>`.
+ *
+ * `--transport` sets Herald's `push.gateways.transport` (and the ApnsClient
+ * floor's): `http2-wrapper` measures the node:http2 fallback. Results get
+ * `-http2-wrapper`.
  *
  * `--distributed` sends the same broadcast to the same audience (seeded the
  * same way) on the embedded default, every role in one process, and on
@@ -50,6 +55,7 @@ import { windowProbe } from './push/window-probe.ts';
 import { medianOf, runTable, runTableLegend, targetLines, type PushRun } from './push/push-report.ts';
 import { seedInstallations } from './push/seed-installations.ts';
 import { count, fail } from './bench-args.ts';
+import { gatewayTransportKinds, type GatewayTransportKind } from '../src/push/gateways/gateway-transport.ts';
 
 const { values } = parseArgs({
   options: {
@@ -64,6 +70,7 @@ const { values } = parseArgs({
     sessions: { type: 'string' },
     window: { type: 'string' },
     'gateway-latency': { type: 'string' },
+    transport: { type: 'string' },
     repeat: { type: 'string', default: '1' },
     profile: { type: 'string' },
     'herald-node-options': { type: 'string' },
@@ -89,7 +96,14 @@ const engine: EngineSettings = {
   senderConcurrency: count('concurrency', values.concurrency, 1),
   apnsSessions: count('sessions', values.sessions, 1),
   deliveryWindow: windowBounds(values.window),
+  transport: transportOf(values.transport),
 };
+
+function transportOf(text: string | undefined): GatewayTransportKind | undefined {
+  if (text === undefined) return undefined;
+  if (!(gatewayTransportKinds as readonly string[]).includes(text)) fail(`--transport must be one of ${gatewayTransportKinds.join(', ')}, not ${text}`);
+  return text as GatewayTransportKind;
+}
 const gatewayLatencyMs = count('gateway-latency', values['gateway-latency'], 1);
 if (distributed && gatewayLatencyMs !== undefined) fail('--gateway-latency is for single-process runs');
 
@@ -113,7 +127,7 @@ const data = { alert: 'Your weekly summary is ready: 3 new messages and 2 update
 
 const outDir = join(resolve(import.meta.dirname, '..'), 'bench/results');
 // The default audience keeps the issue's name; other sizes get their own file, so a 1,000,000 run does not replace the 100,000 one.
-const resultName = `push-${distributed ? 'distributed' : store}${androidShare > 0 ? '-android' : ''}${devices === 100_000 ? '' : `-${devices}`}${gatewayLatencyMs === undefined ? '' : `-latency${gatewayLatencyMs}`}.json`;
+const resultName = `push-${distributed ? 'distributed' : store}${androidShare > 0 ? '-android' : ''}${devices === 100_000 ? '' : `-${devices}`}${gatewayLatencyMs === undefined ? '' : `-latency${gatewayLatencyMs}`}${engine.transport === 'http2-wrapper' ? '-http2-wrapper' : ''}.json`;
 const out = (line: string): boolean => process.stdout.write(`${line}\n`);
 
 async function main(): Promise<void> {
@@ -127,7 +141,7 @@ async function main(): Promise<void> {
     out(
       `push bench: ${devices.toLocaleString('en-US')} devices (${Math.round(androidShare * 100)}% Android) on ${store}; ` +
         `shards ${config.push.installationShards}, slice ${config.push.sliceSize}, sender concurrency ${config.push.senderConcurrency}, ` +
-        `gateway sessions ${sessionsText(config.push.gateways.sessionsPerOrigin)}; ${cpus().length} cores, node ${process.version}`,
+        `gateway sessions ${sessionsText(config.push.gateways.sessionsPerOrigin)}, ${config.push.gateways.transport} transport; ${cpus().length} cores, node ${process.version}`,
     );
 
     const seeded = await seedInstallations(config, app.id, { devices, androidShare });
@@ -165,6 +179,7 @@ async function main(): Promise<void> {
         sliceSize: config.push.sliceSize,
         senderConcurrency: config.push.senderConcurrency,
         sessionsPerOrigin: config.push.gateways.sessionsPerOrigin,
+        transport: config.push.gateways.transport,
         deliveryWindow: config.push.deliveryWindow,
         gatewayLatencyMs: gatewayLatencyMs ?? null,
         heraldNodeOptions: heraldNodeOptions ?? null,

@@ -1,4 +1,5 @@
 import type { RawConfig } from '../../src/config/schema.ts';
+import type { GatewayTransportKind } from '../../src/push/gateways/gateway-transport.ts';
 import type { BenchBackends } from './bench-backends.ts';
 import type { BenchGateways } from './bench-gateways.ts';
 import type { BenchApp } from './bench-herald.ts';
@@ -11,6 +12,8 @@ export interface EngineSettings {
   /** APNs sessions per origin (`--sessions`); FCM keeps Herald's default. */
   apnsSessions: number | undefined;
   deliveryWindow?: { min: number; max: number } | undefined;
+  /** `push.gateways.transport` (`--transport`). */
+  transport?: GatewayTransportKind | undefined;
 }
 
 /**
@@ -25,7 +28,11 @@ export function benchConfig(parts: { app: BenchApp; dataDir: string; backends: B
     ...(engine.sliceSize === undefined ? {} : { sliceSize: engine.sliceSize }),
     ...(engine.senderConcurrency === undefined ? {} : { senderConcurrency: engine.senderConcurrency }),
     ...(engine.deliveryWindow === undefined ? {} : { deliveryWindow: engine.deliveryWindow }),
-    gateways: { caFile: gateways.pki.ca.certFile, ...(engine.apnsSessions === undefined ? {} : { sessionsPerOrigin: { apns: engine.apnsSessions } }) },
+    gateways: {
+      caFile: gateways.pki.ca.certFile,
+      ...(engine.apnsSessions === undefined ? {} : { sessionsPerOrigin: { apns: engine.apnsSessions } }),
+      ...(engine.transport === undefined ? {} : { transport: engine.transport }),
+    },
   };
   return {
     port: 0,

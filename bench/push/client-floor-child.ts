@@ -60,6 +60,7 @@ function heraldClient(): Client {
     ca,
     auth: { kind: 'token', key: createPrivateKey(readFileSync(settings.keyFile)), keyId: settings.keyId, teamId: settings.teamId },
     sessions: settings.sessions,
+    transport: settings.transport,
   });
   return {
     send(token, done) {

@@ -4,6 +4,7 @@ import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { buildApnsTemplate } from '../../src/push/payload/apns-template.ts';
 import type { PushEngineConfig } from '../../src/config/push-schema.ts';
+import type { GatewayTransportKind } from '../../src/push/gateways/gateway-transport.ts';
 import type { BenchGateways } from './bench-gateways.ts';
 
 const run = promisify(execFile);
@@ -19,6 +20,8 @@ export interface FloorSettings {
   sessions: number;
   /** Requests in flight at once, as a Herald sender's delivery window. */
   inFlight: number;
+  /** The transport of the ApnsClient floor, as Herald's `push.gateways.transport`. */
+  transport: GatewayTransportKind;
 }
 
 /**
@@ -28,7 +31,7 @@ export interface FloorSettings {
  * against a gateway next door).
  */
 export function floorSettings(devices: number, push: PushEngineConfig): FloorSettings {
-  return { requests: Math.min(devices, 100_000), sessions: push.gateways.sessionsPerOrigin.apns, inFlight: push.deliveryWindow.min };
+  return { requests: Math.min(devices, 100_000), sessions: push.gateways.sessionsPerOrigin.apns, inFlight: push.deliveryWindow.min, transport: push.gateways.transport };
 }
 
 /** What the parent hands the child (argv[2], JSON). */
@@ -74,11 +77,11 @@ const floorTurns = 2;
  * binary Herald runs on) that is nothing but one APNs client sends what Herald
  * sends — the same TLS, headers in the same raw form, provider token and body,
  * to distinct tokens — with Herald's sessions and requests in flight, to the
- * same fake APNs. With `node:http2` its CPU per request is what any Node
- * sender pays before doing anything of its own; with `ApnsClient` it adds
- * Herald's gateway layer (http2-wrapper's sessions, the pool, the exchange,
- * provider tokens, the answer's classification), so that Herald's figures
- * over the two show what the gateway layer and the engine each add.
+ * same fake APNs. With `node:http2` its CPU per request is what a Node
+ * sender on Node's own HTTP/2 client pays before doing anything of its own;
+ * with `ApnsClient` it is Herald's whole gateway layer on Herald's transport
+ * (connections, pool, provider tokens, the answer's classification), so
+ * that Herald's figure over it shows what the engine adds.
  *
  * The two are measured in alternating turns (bare, ApnsClient, bare,
  * ApnsClient), each turn sending its share of `settings.requests`; each
