@@ -158,7 +158,7 @@ export class H2Pool implements GatewayTransport, H2ConnectionEvents, H2ExchangeO
       exchange.startOn(connection);
     }
     this.#compactQueue();
-    if (this.#head < queue.length) this.#grow();
+    if (this.#head < this.#queue.length) this.#grow();
   }
 
   /**

@@ -1,13 +1,20 @@
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { constants, createSecureServer, type Http2SecureServer, type Http2Session, type IncomingHttpHeaders, type ServerHttp2Stream, type Settings } from 'node:http2';
 import type { AddressInfo } from 'node:net';
+import { resolve } from 'node:path';
 import { createServer as createTlsServer, type Server as TlsServer, type TLSSocket } from 'node:tls';
+import { promisify } from 'node:util';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { GatewayRequest } from '../../../../src/push/gateways/gateway-transport.ts';
 import { H2Pool } from '../../../../src/push/gateways/h2/h2-pool.ts';
 import { RecordingMetrics } from '../../../support/gateways/recording-metrics.ts';
 import { testPki, type TestPki } from '../../../support/gateways/test-pki.ts';
+
+const run = promisify(execFile);
+const poolModule = resolve(import.meta.dirname, '../../../../src/push/gateways/h2/h2-pool.ts');
+const metricsModule = resolve(import.meta.dirname, '../../../../src/push/gateways/gateway-metrics.ts');
 
 let pki: TestPki;
 let pools: H2Pool[] = [];
@@ -258,6 +265,24 @@ describe('Herald\'s HTTP/2 connections', () => {
     // 1.5 s of waiting requests: connects after 0.1, 0.2, 0.4 and 0.8 s, not one after another.
     expect(connections).toBeGreaterThanOrEqual(3);
     expect(connections).toBeLessThanOrEqual(7);
+  });
+
+  it('does not keep a process alive with an idle connection', async () => {
+    const server = await h2Server(ok);
+    const script = `
+      import { H2Pool } from ${JSON.stringify(poolModule)};
+      import { noopGatewayMetrics } from ${JSON.stringify(metricsModule)};
+      const pool = new H2Pool({ gateway: 'apns', origin: ${JSON.stringify(server.origin)}, tls: { ca: ${JSON.stringify(pki.ca.certPem)} }, sessions: 1, requestTimeoutMs: 5000, pingIntervalMs: 60000, metrics: noopGatewayMetrics });
+      const answer = await pool.exchange({ path: '/3/device/a', pathRepeats: false, headers: [], body: Buffer.from('{}') });
+      console.log(answer.status);
+    `;
+    const started = performance.now();
+    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], { timeout: 10_000 });
+
+    expect(stdout.trim()).toBe('200');
+    expect(server.seen).toHaveLength(1);
+    // The pool was never closed: the process ended on its own once the answer was in.
+    expect(performance.now() - started).toBeLessThan(5000);
   });
 
   it('answers the server\'s PINGs', async () => {
