@@ -107,6 +107,55 @@ export class FrameWriter implements HpackSink {
     this.#at += end - start;
   }
 
+  /** A SETTINGS frame with `entries` (identifier, value), or its ack without any. */
+  settings(entries: readonly (readonly [number, number])[], ack = false): void {
+    this.reserve(frameHeaderLength + entries.length * 6);
+    this.frameHeader(entries.length * 6, FrameType.settings, ack ? FrameFlag.ack : 0, 0);
+    for (const [id, value] of entries) {
+      this.#slab.writeUInt16BE(id, this.#at);
+      this.#at += 2;
+      this.uint32(value);
+    }
+  }
+
+  /** A PING with eight bytes of `payload` from `start` (zeros without one), or the ack of the peer's. */
+  ping(ack: boolean, payload?: Buffer, start = 0): void {
+    this.reserve(frameHeaderLength + 8);
+    this.frameHeader(8, FrameType.ping, ack ? FrameFlag.ack : 0, 0);
+    if (payload === undefined) {
+      this.uint32(0);
+      this.uint32(0);
+    } else {
+      this.bytes(payload, start, start + 8);
+    }
+  }
+
+  rstStream(streamId: number, code: number): void {
+    this.reserve(frameHeaderLength + 4);
+    this.frameHeader(4, FrameType.rstStream, 0, streamId);
+    this.uint32(code);
+  }
+
+  windowUpdate(streamId: number, increment: number): void {
+    this.reserve(frameHeaderLength + 4);
+    this.frameHeader(4, FrameType.windowUpdate, 0, streamId);
+    this.uint32(increment);
+  }
+
+  goAway(lastStreamId: number, code: number): void {
+    this.reserve(frameHeaderLength + 8);
+    this.frameHeader(8, FrameType.goaway, 0, 0);
+    this.uint32(lastStreamId);
+    this.uint32(code);
+  }
+
+  /** A DATA frame of `source[start, end)`. */
+  data(streamId: number, source: Uint8Array, start: number, end: number, endStream: boolean): void {
+    this.reserve(frameHeaderLength + end - start);
+    this.frameHeader(end - start, FrameType.data, endStream ? FrameFlag.endStream : 0, streamId);
+    this.bytes(source, start, end);
+  }
+
   /** Everything written since the last take, in order. */
   take(): Buffer[] {
     const chunks = this.#full;

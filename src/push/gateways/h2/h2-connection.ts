@@ -3,10 +3,12 @@ import type { Logger } from '../../../core/logger.ts';
 import type { TransportFailure } from '../transport-failure.ts';
 import { ConnectionError, ErrorCode, FrameReader, type FrameHandler } from './frame-reader.ts';
 import { FrameFlag, frameHeaderLength, FrameType, FrameWriter } from './frame-writer.ts';
+import { HeaderBlockAssembler } from './header-block.ts';
 import { CompressionError, HpackDecoder, type HeaderList } from './hpack-decoder.ts';
 import { checkHeaderValue, HpackEncoder, InvalidHeaderValue } from './hpack-encoder.ts';
 import type { H2StreamOwner } from './h2-request.ts';
 import { H2Stream } from './h2-stream.ts';
+import { PeerSettings, SettingId } from './peer-settings.ts';
 
 /** Where and how to connect; the TLS context carries the CA and any client certificate. */
 export interface H2ConnectionSettings {
@@ -95,15 +97,12 @@ export class H2Connection implements FrameHandler {
   /** The server broke the protocol: nothing more it sends is read. */
   #broken = false;
   #closed = false;
-  /** The peer's limit on streams open at once; unlimited until its SETTINGS say otherwise. */
-  #maxStreams = Infinity;
-  #peerInitialWindow = 65_535;
-  #peerMaxFrameSize = 16_384;
+  readonly #peer = new PeerSettings();
+  /** What the server lets us send more on the connection. */
   #sendWindow = 65_535;
   /** Bytes received on the connection not yet given back by a WINDOW_UPDATE. */
   #unacked = 0;
-  /** A header block arriving in pieces: its stream, flags and fragments so far. */
-  #partial: { streamId: number; endStream: boolean; fragments: Buffer[]; length: number } | undefined;
+  readonly #headerBlocks = new HeaderBlockAssembler(largestHeaderBlock);
   #flushScheduled = false;
   #pingOutstanding = false;
   #ping: NodeJS.Timeout | undefined;
@@ -143,7 +142,7 @@ export class H2Connection implements FrameHandler {
 
   /** The server's current limit on streams open at once. */
   get maxStreams(): number {
-    return this.#maxStreams;
+    return this.#peer.maxStreams;
   }
 
   get ready(): boolean {
@@ -157,7 +156,7 @@ export class H2Connection implements FrameHandler {
 
   /** Whether a stream may start now. */
   get free(): boolean {
-    return this.#ready && !this.#retired && this.#streams.size < this.#maxStreams;
+    return this.#ready && !this.#retired && this.#streams.size < this.#peer.maxStreams;
   }
 
   /**
@@ -186,7 +185,7 @@ export class H2Connection implements FrameHandler {
     }
     const id = this.#nextStreamId;
     this.#nextStreamId += 2;
-    const stream = new H2Stream(id, owner, this.#peerInitialWindow);
+    const stream = new H2Stream(id, owner, this.#peer.initialWindowSize);
     // An idle connection does not keep the process alive; one with streams open does.
     if (this.#streams.size === 0) this.#socket.ref();
     this.#streams.set(id, stream);
@@ -202,7 +201,7 @@ export class H2Connection implements FrameHandler {
     if (this.#streams.get(stream.id) !== stream) return;
     this.#endStream(stream);
     if (this.#closed) return;
-    this.#rstStream(stream.id, ErrorCode.cancel);
+    this.#writer.rstStream(stream.id, ErrorCode.cancel);
     this.#scheduleFlush();
   }
 
@@ -218,7 +217,7 @@ export class H2Connection implements FrameHandler {
     if (this.#closed) return closed;
     this.#retire('closing');
     if (this.#ready) {
-      this.#goAwayFrame(0, ErrorCode.noError);
+      this.#goAwayFrame(ErrorCode.noError);
       this.#scheduleFlush();
     }
     if (!this.#ready) this.#socket.destroy();
@@ -246,8 +245,8 @@ export class H2Connection implements FrameHandler {
   /** @internal FrameHandler */
   frame(type: number, flags: number, streamId: number, buffer: Buffer, start: number, end: number): void {
     if (this.#closed) return;
-    const partial = this.#partial;
-    if (partial !== undefined && (type !== FrameType.continuation || streamId !== partial.streamId)) {
+    const pending = this.#headerBlocks.pendingStream;
+    if (pending !== undefined && (type !== FrameType.continuation || streamId !== pending)) {
       throw new ConnectionError(ErrorCode.protocolError, 'a header block was interrupted by another frame');
     }
     switch (type) {
@@ -309,7 +308,7 @@ export class H2Connection implements FrameHandler {
     }
     stream.unacked += length;
     if (stream.unacked >= ourSettings.initialWindowSize / 2) {
-      this.#windowUpdate(streamId, stream.unacked);
+      this.#writer.windowUpdate(streamId, stream.unacked);
       stream.unacked = 0;
       this.#scheduleFlush();
     }
@@ -332,19 +331,12 @@ export class H2Connection implements FrameHandler {
       this.#headerBlock(streamId, endStream, buffer, from, to);
       return;
     }
-    this.#partial = { streamId, endStream, fragments: [Buffer.from(buffer.subarray(from, to))], length: to - from };
+    this.#headerBlocks.begin(streamId, endStream, buffer, from, to);
   }
 
   #onContinuation(flags: number, streamId: number, buffer: Buffer, start: number, end: number): void {
-    const partial = this.#partial;
-    if (partial === undefined) throw new ConnectionError(ErrorCode.protocolError, 'CONTINUATION without a header block');
-    partial.fragments.push(Buffer.from(buffer.subarray(start, end)));
-    partial.length += end - start;
-    if (partial.length > largestHeaderBlock) throw new ConnectionError(ErrorCode.enhanceYourCalm, `a header block of more than ${largestHeaderBlock} bytes`);
-    if ((flags & FrameFlag.endHeaders) === 0) return;
-    this.#partial = undefined;
-    const block = Buffer.concat(partial.fragments, partial.length);
-    this.#headerBlock(streamId, partial.endStream, block, 0, block.length);
+    const whole = this.#headerBlocks.continue(streamId, (flags & FrameFlag.endHeaders) !== 0, buffer, start, end);
+    if (whole !== undefined) this.#headerBlock(whole.streamId, whole.endStream, whole.block, 0, whole.block.length);
   }
 
   #headerBlock(streamId: number, endStream: boolean, block: Buffer, start: number, end: number): void {
@@ -393,10 +385,13 @@ export class H2Connection implements FrameHandler {
       if (end !== start) throw new ConnectionError(ErrorCode.frameSizeError, 'SETTINGS ack with a payload');
       return;
     }
-    if ((end - start) % 6 !== 0) throw new ConnectionError(ErrorCode.frameSizeError, 'SETTINGS of the wrong length');
-    for (let at = start; at < end; at += 6) this.#applySetting(buffer.readUInt16BE(at), buffer.readUInt32BE(at + 2));
-    this.#writer.reserve(frameHeaderLength);
-    this.#writer.frameHeader(0, FrameType.settings, FrameFlag.ack, 0);
+    const windowDelta = this.#peer.apply(buffer, start, end);
+    this.#encoder.setPeerTableSize(this.#peer.headerTableSize);
+    if (windowDelta !== 0) {
+      for (const stream of this.#streams.values()) stream.window += windowDelta;
+      if (windowDelta > 0) this.#unblock();
+    }
+    this.#writer.settings([], true);
     this.#scheduleFlush();
     if (!this.#ready) {
       this.#ready = true;
@@ -410,35 +405,6 @@ export class H2Connection implements FrameHandler {
     }
   }
 
-  #applySetting(id: number, value: number): void {
-    switch (id) {
-      case 0x1:
-        this.#encoder.setPeerTableSize(value);
-        return;
-      case 0x2:
-        if (value > 1) throw new ConnectionError(ErrorCode.protocolError, 'SETTINGS_ENABLE_PUSH other than 0 or 1');
-        return;
-      case 0x3:
-        this.#maxStreams = value;
-        return;
-      case 0x4: {
-        if (value > largestWindow) throw new ConnectionError(ErrorCode.flowControlError, 'SETTINGS_INITIAL_WINDOW_SIZE over 2^31-1');
-        const delta = value - this.#peerInitialWindow;
-        this.#peerInitialWindow = value;
-        for (const stream of this.#streams.values()) stream.window += delta;
-        if (delta > 0) this.#unblock();
-        return;
-      }
-      case 0x5:
-        if (value < 16_384 || value > 16_777_215) throw new ConnectionError(ErrorCode.protocolError, 'SETTINGS_MAX_FRAME_SIZE out of range');
-        this.#peerMaxFrameSize = value;
-        return;
-      default:
-        // SETTINGS_MAX_HEADER_LIST_SIZE is advice; unknown settings are ignored.
-        return;
-    }
-  }
-
   #onPing(flags: number, streamId: number, buffer: Buffer, start: number, end: number): void {
     if (streamId !== 0) throw new ConnectionError(ErrorCode.protocolError, 'PING on a stream');
     if (end - start !== 8) throw new ConnectionError(ErrorCode.frameSizeError, 'PING of the wrong length');
@@ -446,10 +412,7 @@ export class H2Connection implements FrameHandler {
       this.#pingOutstanding = false;
       return;
     }
-    const writer = this.#writer;
-    writer.reserve(frameHeaderLength + 8);
-    writer.frameHeader(8, FrameType.ping, FrameFlag.ack, 0);
-    writer.bytes(buffer, start, end);
+    this.#writer.ping(true, buffer, start);
     this.#scheduleFlush();
   }
 
@@ -487,7 +450,7 @@ export class H2Connection implements FrameHandler {
     stream.window += increment;
     if (increment === 0 || stream.window > largestWindow) {
       this.#endStream(stream);
-      this.#rstStream(streamId, increment === 0 ? ErrorCode.protocolError : ErrorCode.flowControlError);
+      this.#writer.rstStream(streamId, increment === 0 ? ErrorCode.protocolError : ErrorCode.flowControlError);
       this.#scheduleFlush();
       stream.owner.failed(resetFailure);
       this.#freed();
@@ -507,7 +470,7 @@ export class H2Connection implements FrameHandler {
   #consumed(length: number): void {
     this.#unacked += length;
     if (this.#unacked >= ourConnectionWindow / 2) {
-      this.#windowUpdate(0, this.#unacked);
+      this.#writer.windowUpdate(0, this.#unacked);
       this.#unacked = 0;
       this.#scheduleFlush();
     }
@@ -518,7 +481,7 @@ export class H2Connection implements FrameHandler {
     const unsent = stream.sent < stream.owner.request.body.length;
     this.#endStream(stream);
     if (unsent && resetUnsent) {
-      this.#rstStream(stream.id, ErrorCode.cancel);
+      this.#writer.rstStream(stream.id, ErrorCode.cancel);
       this.#scheduleFlush();
     }
     stream.owner.answered(stream.status, stream.headers ?? [], stream.body);
@@ -569,7 +532,7 @@ export class H2Connection implements FrameHandler {
     const body = stream.owner.request.body;
     const writer = this.#writer;
     while (stream.sent < body.length) {
-      const room = Math.min(stream.window, this.#sendWindow, this.#peerMaxFrameSize);
+      const room = Math.min(stream.window, this.#sendWindow, this.#peer.maxFrameSize);
       if (room <= 0) {
         if (!stream.blocked) {
           stream.blocked = true;
@@ -578,10 +541,7 @@ export class H2Connection implements FrameHandler {
         return;
       }
       const length = Math.min(room, body.length - stream.sent);
-      const last = stream.sent + length === body.length;
-      writer.reserve(frameHeaderLength + length);
-      writer.frameHeader(length, FrameType.data, last ? FrameFlag.endStream : 0, stream.id);
-      writer.bytes(body, stream.sent, stream.sent + length);
+      writer.data(stream.id, body, stream.sent, stream.sent + length, stream.sent + length === body.length);
       stream.sent += length;
       stream.window -= length;
       this.#sendWindow -= length;
@@ -600,29 +560,11 @@ export class H2Connection implements FrameHandler {
     this.#scheduleFlush();
   }
 
-  #rstStream(streamId: number, code: number): void {
-    const writer = this.#writer;
-    writer.reserve(frameHeaderLength + 4);
-    writer.frameHeader(4, FrameType.rstStream, 0, streamId);
-    writer.uint32(code);
-  }
-
-  #windowUpdate(streamId: number, increment: number): void {
-    const writer = this.#writer;
-    writer.reserve(frameHeaderLength + 4);
-    writer.frameHeader(4, FrameType.windowUpdate, 0, streamId);
-    writer.uint32(increment);
-  }
-
-  /** Our GOAWAY; the server starts no streams, so the last one we processed is always 0. */
-  #goAwayFrame(lastPeerStream: number, code: number): void {
+  /** Our GOAWAY, once; the server starts no streams, so the last one we processed is always 0. */
+  #goAwayFrame(code: number): void {
     if (this.#goAwaySent) return;
     this.#goAwaySent = true;
-    const writer = this.#writer;
-    writer.reserve(frameHeaderLength + 8);
-    writer.frameHeader(8, FrameType.goaway, 0, 0);
-    writer.uint32(lastPeerStream);
-    writer.uint32(code);
+    this.#writer.goAway(0, code);
   }
 
   #scheduleFlush(): void {
@@ -654,19 +596,14 @@ export class H2Connection implements FrameHandler {
       return;
     }
     const writer = this.#writer;
-    writer.reserve(connectionPreface.length + frameHeaderLength * 2 + 18 + 4);
+    writer.reserve(connectionPreface.length);
     writer.bytes(connectionPreface, 0, connectionPreface.length);
-    writer.frameHeader(18, FrameType.settings, 0, 0);
-    for (const [id, value] of [
-      [0x2, ourSettings.enablePush],
-      [0x4, ourSettings.initialWindowSize],
-      [0x6, ourSettings.maxHeaderListSize],
-    ] as const) {
-      writer.byte(0);
-      writer.byte(id);
-      writer.uint32(value);
-    }
-    this.#windowUpdate(0, ourConnectionWindow - 65_535);
+    writer.settings([
+      [SettingId.enablePush, ourSettings.enablePush],
+      [SettingId.initialWindowSize, ourSettings.initialWindowSize],
+      [SettingId.maxHeaderListSize, ourSettings.maxHeaderListSize],
+    ]);
+    writer.windowUpdate(0, ourConnectionWindow - 65_535);
     this.#flushNow();
   }
 
@@ -680,11 +617,7 @@ export class H2Connection implements FrameHandler {
       return;
     }
     this.#pingOutstanding = true;
-    const writer = this.#writer;
-    writer.reserve(frameHeaderLength + 8);
-    writer.frameHeader(8, FrameType.ping, 0, 0);
-    writer.uint32(0);
-    writer.uint32(0);
+    this.#writer.ping(false);
     this.#scheduleFlush();
   }
 
@@ -698,7 +631,7 @@ export class H2Connection implements FrameHandler {
   /** Closes our side once nothing is open, telling the server first unless a GOAWAY went already. */
   #endSocket(): void {
     if (this.#ended || this.#closed) return;
-    if (this.#ready) this.#goAwayFrame(0, ErrorCode.noError);
+    if (this.#ready) this.#goAwayFrame(ErrorCode.noError);
     this.#flushNow();
     this.#ended = true;
     this.#socket.end();
@@ -710,7 +643,7 @@ export class H2Connection implements FrameHandler {
     this.#settings.logger?.warn({ gateway: this.#settings.gateway, host: this.#settings.host, code, err: (error as Error).message }, 'gateway broke the HTTP/2 protocol; dropping the connection');
     this.#failure ??= error as Error;
     if (this.#ready) {
-      this.#goAwayFrame(0, code);
+      this.#goAwayFrame(code);
       this.#flushNow();
     }
     this.#socket.destroy();
