@@ -69,6 +69,7 @@ const goAwayFailure: TransportFailure = { reason: 'GoAway', retryable: true };
 const refusedFailure: TransportFailure = { reason: 'StreamRefused', retryable: true };
 const resetFailure: TransportFailure = { reason: 'StreamReset', retryable: true };
 const invalidHeaderFailure: TransportFailure = { reason: 'InvalidHeader', retryable: false };
+const unavailableFailure: TransportFailure = { reason: 'ConnectionUnavailable', retryable: true };
 
 /**
  * One HTTP/2 connection to a gateway (RFC 9113), client side only and only
@@ -160,11 +161,17 @@ export class H2Connection implements FrameHandler {
   }
 
   /**
-   * Starts a stream for `owner`'s request, which must be `free`. A request
-   * whose headers cannot be sent fails at once and leaves nothing behind.
-   * Answers the stream, to cancel it by.
+   * Starts a stream for `owner`'s request if the connection is `free` (else
+   * the request fails at once, to be sent again). A request whose headers
+   * cannot be sent fails at once and leaves nothing behind. Answers the
+   * stream, to cancel it by.
    */
   start(owner: H2StreamOwner): H2Stream | undefined {
+    // A pool checks `free` first; anything else is refused here rather than left hanging or over the server's limit.
+    if (!this.free) {
+      owner.failed(this.#closed ? connectionLost : unavailableFailure);
+      return undefined;
+    }
     const { request } = owner;
     try {
       checkHeaderValue(':path', request.path);
