@@ -80,15 +80,6 @@ export class FrameWriter implements HpackSink {
     return length;
   }
 
-  /** Undoes everything written since `at` (a frame that could not be finished). */
-  rewind(at: number): void {
-    this.#at = at;
-  }
-
-  get position(): number {
-    return this.#at;
-  }
-
   byte(value: number): void {
     this.#slab[this.#at++] = value;
   }

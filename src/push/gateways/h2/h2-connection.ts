@@ -141,20 +141,6 @@ export class H2Connection implements FrameHandler {
     return this.#streams.size;
   }
 
-  /** The server's current limit on streams open at once. */
-  get maxStreams(): number {
-    return this.#peer.maxStreams;
-  }
-
-  get ready(): boolean {
-    return this.#ready;
-  }
-
-  /** Whether the connection takes no new streams. */
-  get retired(): boolean {
-    return this.#retired;
-  }
-
   /** Whether a stream may start now. */
   get free(): boolean {
     return this.#ready && !this.#retired && this.#streams.size < this.#peer.maxStreams;
