@@ -1,10 +1,8 @@
+import { isIP } from 'node:net';
 import type { Logger } from '../../core/logger.ts';
 import type { GatewayName } from './delivery.ts';
 import type { GatewayMetrics } from './gateway-metrics.ts';
-import type { H2Request } from './h2/h2-request.ts';
 import type { TransportFailure } from './transport-failure.ts';
-
-export type { H2Request as GatewayRequest } from './h2/h2-request.ts';
 
 /**
  * How a gateway client reaches its gateway: `herald`, Herald's own HTTP/2
@@ -41,6 +39,19 @@ export interface GatewayTransportOptions {
   logger?: Logger;
 }
 
+/** One POST to a gateway: `:method`, `:scheme` and `:authority` are the transport's. */
+export interface GatewayRequest {
+  readonly path: string;
+  /**
+   * Whether the path is the same on every request (FCM's), so that it may
+   * enter the header table; APNs's carries the device token and stays out.
+   */
+  readonly pathRepeats: boolean;
+  /** Other headers as names and values alternating; lower-case names, octet-string values. */
+  readonly headers: readonly string[];
+  readonly body: Buffer;
+}
+
 /** The gateway's answer to one request, or why none came. */
 export interface GatewayAnswer {
   /** HTTP status; 0 when no answer arrived (`failure` says why). */
@@ -54,7 +65,7 @@ export interface GatewayAnswer {
 /** Persistent HTTP/2 sessions to one gateway origin. */
 export interface GatewayTransport {
   /** Sends one request; the promise always resolves, with an answer or a `failure`. */
-  exchange(request: H2Request): Promise<GatewayAnswer>;
+  exchange(request: GatewayRequest): Promise<GatewayAnswer>;
   /** Requests waiting for or holding a stream. */
   readonly inFlight: number;
   /** Open sessions, retiring ones that still finish their streams included. */
@@ -63,13 +74,24 @@ export interface GatewayTransport {
   close(): Promise<void>;
 }
 
-/** The origin of a gateway endpoint, which must be `https://host[:port]` and nothing more. */
-export function parseGatewayOrigin(origin: string): URL {
+/** Where a transport connects, read once from the endpoint setting. */
+export interface GatewayEndpoint {
+  origin: URL;
+  /** Host name or address, IPv6 without its brackets. */
+  host: string;
+  port: number;
+  /** The TLS server name; undefined for an IP address, which gets no SNI (RFC 6066) and has its certificate checked against the address. */
+  servername: string | undefined;
+}
+
+/** A gateway endpoint, which must be `https://host[:port]` and nothing more. */
+export function gatewayEndpoint(origin: string): GatewayEndpoint {
   const url = new URL(origin);
   if (url.protocol !== 'https:' || (url.pathname !== '/' && url.pathname !== '') || url.search !== '') {
     throw new RangeError(`gateway endpoint must be https://host[:port], got ${origin}`);
   }
-  return new URL(url.origin);
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  return { origin: new URL(url.origin), host, port: url.port === '' ? 443 : Number(url.port), servername: isIP(host) === 0 ? host : undefined };
 }
 
 /** The free one of a transport's sessions with the fewest open streams, spreading load over them. */

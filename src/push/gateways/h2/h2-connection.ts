@@ -15,8 +15,8 @@ export interface H2ConnectionSettings {
   gateway: string;
   host: string;
   port: number;
-  /** The TLS server name; '' sends no SNI (an IP address) and checks the certificate against `host`. */
-  servername: string;
+  /** The TLS server name; undefined sends no SNI (an IP address) and checks the certificate against `host`. */
+  servername: string | undefined;
   /** `:authority` of every request. */
   authority: string;
   secureContext: SecureContext;
@@ -63,6 +63,8 @@ export const largestStreamId = 2 ** 31 - 1;
 const largestHeaderBlock = ourSettings.maxHeaderListSize + ourMaxFrameSize;
 /** Header values in one request, at most: their block then fits the smallest frame a server may allow (16,384). */
 const largestRequestHeaders = 8 * 1024;
+/** Room in a header block for a table size update, `:method`, `:scheme` and the name and length prefixes of `:authority` and `:path`. */
+const fixedHeadersBound = 32;
 
 const connectionLost: TransportFailure = { reason: 'ConnectionLost', retryable: true };
 const goAwayFailure: TransportFailure = { reason: 'GoAway', retryable: true };
@@ -119,7 +121,7 @@ export class H2Connection implements FrameHandler {
     const socket = connect({
       host: settings.host,
       port: settings.port,
-      servername: settings.servername === '' ? undefined : settings.servername,
+      servername: settings.servername,
       secureContext: settings.secureContext,
       ALPNProtocols: ['h2'],
     });
@@ -159,14 +161,18 @@ export class H2Connection implements FrameHandler {
       return undefined;
     }
     const { request } = owner;
+    // The most the header block can take: each header literal, with its length prefixes.
+    let blockBound = fixedHeadersBound + this.#settings.authority.length + request.path.length;
     try {
       checkHeaderValue(':path', request.path);
       const headers = request.headers;
       let length = request.path.length;
       for (let index = 1; index < headers.length; index += 2) {
+        const name = headers[index - 1] as string;
         const value = headers[index] as string;
-        this.#encoder.check(headers[index - 1] as string, value);
+        this.#encoder.check(name, value);
         length += value.length;
+        blockBound += name.length + value.length + 12;
       }
       // Our blocks are a few hundred bytes; one beyond the smallest frame a server may allow would need CONTINUATION frames.
       if (length > largestRequestHeaders) throw new InvalidHeaderValue(`request headers of ${length} bytes`);
@@ -182,7 +188,7 @@ export class H2Connection implements FrameHandler {
     // An idle connection does not keep the process alive; one with streams open does.
     if (this.#streams.size === 0) this.#socket.ref();
     this.#streams.set(id, stream);
-    this.#writeHeaders(stream);
+    this.#writeHeaders(stream, blockBound);
     if (request.body.length > 0) this.#sendData(stream);
     this.#scheduleFlush();
     if (this.#nextStreamId > this.#settings.lastStreamId) this.#retire('stream ids used up');
@@ -209,12 +215,13 @@ export class H2Connection implements FrameHandler {
     });
     if (this.#closed) return closed;
     this.#retire('closing');
-    if (this.#ready) {
+    if (!this.#ready) {
+      this.#socket.destroy();
+    } else {
       this.#goAwayFrame(ErrorCode.noError);
       this.#scheduleFlush();
+      if (this.#streams.size === 0) this.#endSocket();
     }
-    if (!this.#ready) this.#socket.destroy();
-    else if (this.#streams.size === 0) this.#endSocket();
     setTimeout(() => this.#socket.destroy(), graceMs).unref();
     return closed;
   }
@@ -237,7 +244,6 @@ export class H2Connection implements FrameHandler {
 
   /** @internal FrameHandler */
   frame(type: number, flags: number, streamId: number, buffer: Buffer, start: number, end: number): void {
-    if (this.#closed) return;
     const pending = this.#headerBlocks.pendingStream;
     if (pending !== undefined && (type !== FrameType.continuation || streamId !== pending)) {
       throw new ConnectionError(ErrorCode.protocolError, 'a header block was interrupted by another frame');
@@ -362,7 +368,8 @@ export class H2Connection implements FrameHandler {
       return;
     }
     const code = buffer.readUInt32BE(start);
-    // A complete answer followed by RST_STREAM(NO_ERROR) is the server ending our upload early (RFC 9113, 8.1).
+    // RST_STREAM(NO_ERROR) after the answer's headers: the server is done with the stream (RFC 9113, 8.1), and
+    // the answer stands with what came of its body; the stream is closed, so nothing is reset back.
     if (code === ErrorCode.noError && stream.status !== 0) {
       this.#answered(stream, false);
       return;
@@ -500,14 +507,12 @@ export class H2Connection implements FrameHandler {
 
   // Writing
 
-  #writeHeaders(stream: H2Stream): void {
+  #writeHeaders(stream: H2Stream, blockBound: number): void {
     const { request } = stream.owner;
     const writer = this.#writer;
     const encoder = this.#encoder;
-    let bound = frameHeaderLength + 32 + this.#settings.authority.length + request.path.length + 8;
     const headers = request.headers;
-    for (const value of headers) bound += value.length + 6;
-    writer.reserve(bound);
+    writer.reserve(frameHeaderLength + blockBound);
     const endStream = request.body.length === 0 ? FrameFlag.endStream : 0;
     const header = writer.frameHeader(0, FrameType.headers, FrameFlag.endHeaders | endStream, stream.id);
     encoder.begin(writer);
@@ -601,7 +606,6 @@ export class H2Connection implements FrameHandler {
   }
 
   #keepAlive(): void {
-    if (this.#closed) return;
     // A whole interval without the last PING's ack: the connection is dead
     // (a half-open socket never errors), and its streams are retried elsewhere.
     if (this.#pingOutstanding) {

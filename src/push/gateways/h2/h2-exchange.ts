@@ -1,8 +1,8 @@
 import type { TransportFailure } from '../transport-failure.ts';
-import type { GatewayAnswer } from '../gateway-transport.ts';
+import type { GatewayAnswer, GatewayRequest } from '../gateway-transport.ts';
 import type { H2Connection } from './h2-connection.ts';
 import type { HeaderList } from './hpack-decoder.ts';
-import type { H2Request, H2StreamOwner } from './h2-request.ts';
+import type { H2StreamOwner } from './h2-request.ts';
 import type { H2Stream } from './h2-stream.ts';
 
 /** Receives an exchange once it has settled; the pool, which counts and times them. */
@@ -14,7 +14,7 @@ const noHeaders: HeaderList = [];
 
 /** One request of an `H2Pool` and its answer: queued, then on a stream, then settled once. */
 export class H2Exchange implements H2StreamOwner, GatewayAnswer {
-  readonly request: H2Request;
+  readonly request: GatewayRequest;
   status = 0;
   body: Buffer | undefined = undefined;
   failure: TransportFailure | undefined = undefined;
@@ -30,7 +30,7 @@ export class H2Exchange implements H2StreamOwner, GatewayAnswer {
   #done = false;
   readonly #owner: H2ExchangeOwner;
 
-  constructor(owner: H2ExchangeOwner, request: H2Request, startedAt: number, deadline: number) {
+  constructor(owner: H2ExchangeOwner, request: GatewayRequest, startedAt: number, deadline: number) {
     this.#owner = owner;
     this.request = request;
     this.startedAt = startedAt;

@@ -1,12 +1,10 @@
-import { isIP } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { createSecureContext } from 'node:tls';
-import { freeWithFewestStreams, parseGatewayOrigin, type GatewayTransport, type GatewayTransportOptions } from '../gateway-transport.ts';
+import { freeWithFewestStreams, gatewayEndpoint, type GatewayRequest, type GatewayTransport, type GatewayTransportOptions } from '../gateway-transport.ts';
 import { InFlightExchanges } from '../in-flight-exchanges.ts';
 import { connectFailure } from '../transport-failure.ts';
 import { H2Connection, largestStreamId, type H2ConnectionEvents, type H2ConnectionSettings } from './h2-connection.ts';
 import { H2Exchange, type H2ExchangeOwner } from './h2-exchange.ts';
-import type { H2Request } from './h2-request.ts';
 
 const closedFailure = { reason: 'ClientClosed', retryable: true } as const;
 
@@ -48,15 +46,13 @@ export class H2Pool implements GatewayTransport, H2ConnectionEvents, H2ExchangeO
   /** `lastStreamId` retires connections early, for tests. */
   constructor(options: GatewayTransportOptions, tuning: { lastStreamId?: number } = {}) {
     this.#options = options;
-    const origin = parseGatewayOrigin(options.origin);
-    const host = origin.hostname.replace(/^\[|\]$/g, '');
+    const endpoint = gatewayEndpoint(options.origin);
     this.#connectionSettings = {
       gateway: options.gateway,
-      host,
-      port: origin.port === '' ? 443 : Number(origin.port),
-      // No SNI for an IP address (RFC 6066); the certificate is still checked against the IP.
-      servername: isIP(host) === 0 ? host : '',
-      authority: origin.host,
+      host: endpoint.host,
+      port: endpoint.port,
+      servername: endpoint.servername,
+      authority: endpoint.origin.host,
       secureContext: createSecureContext(options.tls),
       connectTimeoutMs: options.requestTimeoutMs,
       pingIntervalMs: options.pingIntervalMs,
@@ -74,7 +70,7 @@ export class H2Pool implements GatewayTransport, H2ConnectionEvents, H2ExchangeO
     return this.#connections.size - this.#connecting;
   }
 
-  exchange(request: H2Request): Promise<H2Exchange> {
+  exchange(request: GatewayRequest): Promise<H2Exchange> {
     const now = performance.now();
     const exchange = new H2Exchange(this, request, now, now + this.#options.requestTimeoutMs);
     if (this.#closed) {

@@ -69,15 +69,11 @@ export class HpackEncoder {
   readonly #lookup = new Map<string, Map<string, number>>();
   #insertions = 0;
   #size = 0;
-  #evicted = 0;
-  /** The last value checked under each name: the same value again needs no new check. */
-  readonly #checked = new Map<string, string>();
 
-  /** `checkHeaderValue`, remembering the last value of each name that passed. */
+  /** `checkHeaderValue`, skipped for a value in the table: it was checked when it went in. */
   check(name: string, value: string): void {
-    if (this.#checked.get(name) === value) return;
+    if (this.#lookup.get(name)?.has(value) === true) return;
     checkHeaderValue(name, value);
-    this.#checked.set(name, value);
   }
 
   /** Applies the peer's SETTINGS_HEADER_TABLE_SIZE. */
@@ -102,7 +98,7 @@ export class HpackEncoder {
   /** A header whose value repeats across requests: an index if it is in a table, else a literal that enters the table. */
   indexed(out: HpackSink, name: string, value: string): void {
     const insertion = this.#lookup.get(name)?.get(value);
-    if (insertion !== undefined && insertion >= this.#evicted) {
+    if (insertion !== undefined) {
       integer(out, 0x80, 7, firstDynamicIndex + this.#insertions - 1 - insertion);
       return;
     }
@@ -171,9 +167,7 @@ export class HpackEncoder {
       }
       dropped += 1;
     }
-    if (dropped === 0) return;
-    this.#entries.splice(0, dropped);
-    this.#evicted = this.#entries[0]?.insertion ?? this.#insertions;
+    if (dropped > 0) this.#entries.splice(0, dropped);
   }
 }
 

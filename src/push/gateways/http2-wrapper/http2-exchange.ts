@@ -46,7 +46,7 @@ export class Http2Exchange implements GatewayAnswer {
 
   header(name: string): string | undefined {
     const value = this.headers?.[name];
-    return Array.isArray(value) ? value.join(', ') : value;
+    return Array.isArray(value) ? value[0] : value;
   }
 
   /** Sends the body on `stream` and listens for the answer; a stream that arrives too late is cancelled unused. */

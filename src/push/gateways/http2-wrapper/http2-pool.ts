@@ -1,8 +1,7 @@
-import { isIP } from 'node:net';
 import type { ClientHttp2Session, OutgoingHttpHeaders, SecureClientSessionOptions } from 'node:http2';
 import { performance } from 'node:perf_hooks';
 import { createSecureContext, type SecureContext } from 'node:tls';
-import { freeWithFewestStreams, parseGatewayOrigin, type GatewayRequest, type GatewayTransport, type GatewayTransportOptions } from '../gateway-transport.ts';
+import { freeWithFewestStreams, gatewayEndpoint, type GatewayRequest, type GatewayTransport, type GatewayTransportOptions } from '../gateway-transport.ts';
 import { InFlightExchanges } from '../in-flight-exchanges.ts';
 import { connectFailure } from '../transport-failure.ts';
 import { Http2Exchange, type ExchangeOwner } from './http2-exchange.ts';
@@ -39,10 +38,11 @@ export class Http2Pool implements GatewayTransport, ExchangeOwner, PooledSession
 
   constructor(options: GatewayTransportOptions) {
     this.#options = options;
-    this.#origin = parseGatewayOrigin(options.origin);
+    const endpoint = gatewayEndpoint(options.origin);
+    this.#origin = endpoint.origin;
     const secureContext: SecureContext = createSecureContext(options.tls);
-    // No SNI for an IP address (RFC 6066); the certificate is still checked against the IP.
-    this.#sessionOptions = isIP(this.#origin.hostname.replace(/^\[|\]$/g, '')) ? { secureContext, servername: '' } : { secureContext };
+    // No SNI for an IP address ('' turns Node's default off); the certificate is still checked against the IP.
+    this.#sessionOptions = endpoint.servername === undefined ? { secureContext, servername: '' } : { secureContext };
     this.#agent = new PoolAgent({ maxSessions: options.sessions, maxEmptySessions: options.sessions });
     this.#sessionSettings = {
       gateway: options.gateway,
