@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from './config/load-config.ts';
 import { envVariables, roleNames } from './config/schema.ts';
 import { createLogger } from './core/logger.ts';
-import { topicSpecs } from './bus/topics.ts';
+import { topicSpecs } from './runtime/topic-specs.ts';
 import { openBus } from './runtime/open-bus.ts';
 import { migrateStore } from './runtime/open-store.ts';
 import { startHerald } from './start-herald.ts';

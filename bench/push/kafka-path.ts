@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AssignerProtocol, Kafka, logLevel, type Admin } from 'kafkajs';
-import { pushTopics, type PushTopics } from '../../src/bus/topics.ts';
+import { pushTopics, type PushTopics } from '../../src/push/push-topics.ts';
 
 /** Messages on Herald's two topics and how far each consumer group has committed, summed over partitions. */
 export interface KafkaOffsets {
@@ -41,7 +41,7 @@ export class KafkaPath {
 
   private constructor(admin: Admin, topicPrefix: string) {
     this.#admin = admin;
-    this.#topics = pushTopics({ topicPrefix });
+    this.#topics = pushTopics(topicPrefix);
     // The group names the fan-out and sender roles join.
     this.#groups = { fanout: `${topicPrefix}herald-fanout`, sender: `${topicPrefix}herald-sender` };
   }

@@ -7,7 +7,7 @@ import type { Clock } from '../core/clock.ts';
 import type { Logger } from '../core/logger.ts';
 import type { Metrics } from '../core/metrics.ts';
 import type { PushDeps } from '../push/push-deps.ts';
-import type { AppRegistry } from './app-registry.ts';
+import type { AppRegistry } from '../accounts/app-registry.ts';
 import { maskLinkTokens } from './mask-link-tokens.ts';
 import { authenticate } from './middleware/authenticate.ts';
 import { errorHandler, notFoundHandler } from './middleware/error-handler.ts';

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Caller } from '../accounts/account-deps.ts';
 import { secretsEqual } from '../core/constant-time.ts';
 import { ErrorCode, HeraldError } from '../core/errors.ts';
-import type { AppRegistry } from './app-registry.ts';
+import type { AppRegistry } from '../accounts/app-registry.ts';
 
 /** Header names of the wire (SPEC.md, Authentication); the gRPC API reads metadata of the same names. */
 export const Header = {

@@ -1,14 +1,4 @@
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { AccountMetrics } from '../accounts/account-metrics.ts';
-import { LabelledHistogram } from './labelled-histogram.ts';
-import type { GatewayName } from '../push/gateways/delivery.ts';
-import type { GatewayMetrics } from '../push/gateways/gateway-metrics.ts';
-import type { PushApiMetrics } from '../push/push-deps.ts';
-import type { SenderMetrics } from '../push/sender/sender-metrics.ts';
-import type { TalliedOutcome } from '../push/sender/delivery-tally.ts';
-
-const gatewayNames: readonly GatewayName[] = ['apns', 'fcm'];
-const talliedOutcomes: readonly TalliedOutcome[] = ['delivered', 'invalid-token', 'failed', 'not-sent'];
+import { Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 /** Reads the consumer lag of each group and topic this process consumes, at scrape time. */
 export type LagReader = () => Promise<{ group: string; topic: string; lag: number }[]>;
@@ -17,18 +7,15 @@ export type LagReader = () => Promise<{ group: string; topic: string; lag: numbe
 export type DependencyReader = () => Promise<{ dependency: string; required: boolean; up: boolean }[]>;
 
 /**
- * The one owner of prom-client in a process: a registry with the process
- * metrics and Herald's own, labelled by route, gateway and outcome rather
- * than named after them. Components get the narrow interfaces they report
- * through (`accounts`, `pushApi`, `gateways`, `sender`).
+ * A process's prom-client registry with the metrics every role shares: the
+ * process's own, HTTP requests, backend readiness, consumer lag and the
+ * scheduler's. It knows no domain: the account and push metrics are
+ * registered on `registry` by the runtime (`src/runtime/herald-metrics.ts`),
+ * which hands each component the narrow interface it reports through.
  */
 export class Metrics {
   readonly registry = new Registry();
   readonly httpRequestSeconds: Histogram<'method' | 'route' | 'status'>;
-  readonly accounts: AccountMetrics;
-  readonly pushApi: PushApiMetrics;
-  readonly gateways: GatewayMetrics;
-  readonly sender: SenderMetrics;
   readonly scheduledLatenessSeconds: Histogram;
   /** 1 while this process leads the scheduler, else 0 (also in processes without the role), so that "no scheduler leads" is a query, not an absence. */
   readonly schedulerLeading: Gauge;
@@ -45,35 +32,6 @@ export class Metrics {
       buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
       registers,
     });
-    this.accounts = accountMetrics(registers);
-
-    const accepted = new Counter({ name: 'herald_pushes_accepted_total', help: 'Pushes accepted by the API, by app and when they go out', labelNames: ['app', 'when'], registers });
-    this.pushApi = { accepted: (app, when) => accepted.inc({ app, when }) };
-
-    const deliveries = new Counter({
-      name: 'herald_push_deliveries_total',
-      help: 'Deliveries by gateway and final outcome (delivered, invalid-token, failed, not-sent)',
-      labelNames: ['gateway', 'outcome'],
-      registers,
-    });
-    // Every series at zero from the start, so the first deliveries show in rate() and an idle sender reads 0, not nothing.
-    for (const gateway of gatewayNames) for (const outcome of talliedOutcomes) deliveries.inc({ gateway, outcome }, 0);
-    const inFlight = new Gauge({ name: 'herald_push_tasks_in_flight', help: 'Task slices being worked on by the senders of this process', registers });
-    const window = new Gauge({
-      name: 'herald_push_delivery_window',
-      help: 'Deliveries the senders of this process may have in flight to a gateway now (sized between push.deliveryWindow min and max)',
-      labelNames: ['gateway'],
-      registers,
-    });
-    this.sender = {
-      // Called once per slice and outcome (the sender tallies its deliveries), not per delivery.
-      delivery: (gateway, outcome, count) => deliveries.inc({ gateway, outcome }, count),
-      sliceStarted: () => inFlight.inc(),
-      sliceEnded: () => inFlight.dec(),
-      deliveryWindow: (gateway, size) => window.set({ gateway }, size),
-    };
-    this.gateways = gatewayMetrics(registers);
-
     this.scheduledLatenessSeconds = new Histogram({
       name: 'herald_scheduled_push_lateness_seconds',
       help: 'Time from a scheduled push_time to the push being handed to the fan-out',
@@ -135,58 +93,4 @@ export class Metrics {
   get contentType(): string {
     return this.registry.contentType;
   }
-}
-
-function accountMetrics(registers: Registry[]): AccountMetrics {
-  const credentialsRejected = new Counter({
-    name: 'herald_login_failures_total',
-    help: 'Wrong passwords and SMS codes, by app and credential',
-    labelNames: ['app', 'credential'],
-    registers,
-  });
-  const accountsLocked = new Counter({ name: 'herald_account_locks_total', help: 'Accounts locked after too many failed logins, by app', labelNames: ['app'], registers });
-  const smsRefused = new Counter({ name: 'herald_sms_refused_total', help: 'Requests for SMS codes refused by a limit, by app and limit', labelNames: ['app', 'reason'], registers });
-  return {
-    credentialRejected: (app, credential) => credentialsRejected.inc({ app, credential }),
-    accountLocked: (app) => accountsLocked.inc({ app }),
-    smsRefused: (app, reason) => smsRefused.inc({ app, reason }),
-  };
-}
-
-function gatewayMetrics(registers: Registry[]): GatewayMetrics {
-  // Observed once per request: a histogram that skips prom-client's per-call label checks.
-  const latency = new LabelledHistogram<GatewayName>({
-    name: 'herald_gateway_request_duration_seconds',
-    help: 'Time from sending a request to a push gateway to its answer',
-    label: 'gateway',
-    values: gatewayNames,
-    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-    registers,
-  });
-  const sessions = new Gauge({ name: 'herald_gateway_sessions', help: 'Open HTTP/2 sessions to the push gateways', labelNames: ['gateway'], registers });
-  const retries = new Counter({ name: 'herald_push_retries_total', help: 'Deliveries sent again after a retryable answer, by gateway and reason', labelNames: ['gateway', 'reason'], registers });
-  const streamReaders = new Set<{ gateway: GatewayName; read: () => number }>();
-  new Gauge({
-    name: 'herald_gateway_streams',
-    help: 'Requests to the push gateways in flight or waiting for a stream',
-    labelNames: ['gateway'],
-    registers,
-    collect() {
-      this.reset();
-      const totals = new Map<GatewayName, number>();
-      for (const { gateway, read } of streamReaders) totals.set(gateway, (totals.get(gateway) ?? 0) + read());
-      for (const [gateway, streams] of totals) this.set({ gateway }, streams);
-    },
-  });
-  return {
-    observeLatency: (gateway, seconds) => latency.observe(gateway, seconds),
-    sessionOpened: (gateway) => sessions.inc({ gateway }),
-    sessionClosed: (gateway) => sessions.dec({ gateway }),
-    trackStreams: (gateway, read) => {
-      const reader = { gateway, read };
-      streamReaders.add(reader);
-      return () => streamReaders.delete(reader);
-    },
-    retried: (gateway, reason) => retries.inc({ gateway, reason }),
-  };
 }

@@ -1,6 +1,6 @@
 import type { Metadata, ServerErrorResponse, ServerUnaryCall, sendUnaryData } from '@grpc/grpc-js';
 import type { Caller } from '../accounts/account-deps.ts';
-import type { AppRegistry } from '../api/app-registry.ts';
+import type { AppRegistry } from '../accounts/app-registry.ts';
 import type { OutageLog } from '../api/outage-log.ts';
 import { ServiceUnavailableError } from '../core/errors.ts';
 import type { Logger } from '../core/logger.ts';

@@ -3,7 +3,7 @@ import { Server, ServerCredentials, type ServiceDefinition } from '@grpc/grpc-js
 import { loadSync } from '@grpc/proto-loader';
 import { ReflectionService } from '@grpc/reflection';
 import { protoPath as healthProtoPath } from 'grpc-health-check';
-import type { AppRegistry } from '../api/app-registry.ts';
+import type { AppRegistry } from '../accounts/app-registry.ts';
 import type { OutageLog } from '../api/outage-log.ts';
 import type { Logger } from '../core/logger.ts';
 import type { PushDeps } from '../push/push-deps.ts';

@@ -1,6 +1,6 @@
 import type { Metadata } from '@grpc/grpc-js';
 import type { Caller } from '../accounts/account-deps.ts';
-import type { AppRegistry } from '../api/app-registry.ts';
+import type { AppRegistry } from '../accounts/app-registry.ts';
 import { Header, resolveCaller } from '../api/resolve-caller.ts';
 import { ErrorCode, HeraldError } from '../core/errors.ts';
 

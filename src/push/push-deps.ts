@@ -1,11 +1,10 @@
-import type { AppRegistry } from '../api/app-registry.ts';
-import type { PushTopics } from '../bus/topics.ts';
 import type { PushEngineConfig } from '../config/push-schema.ts';
 import type { Clock } from '../core/clock.ts';
 import type { Logger } from '../core/logger.ts';
 import type { Bus } from '../core/ports/bus.ts';
 import type { Coordination } from '../core/ports/coordination.ts';
 import type { Store } from '../core/ports/object-store.ts';
+import type { PushTopics } from './push-topics.ts';
 
 /** What accepting, listing and cancelling pushes needs from the rest of the service. */
 export interface PushDeps {
@@ -16,7 +15,6 @@ export interface PushDeps {
   clock: Clock;
   logger: Logger;
   settings: PushEngineConfig;
-  apps: AppRegistry;
   metrics: PushApiMetrics;
 }
 

@@ -2,14 +2,14 @@ import { join } from 'node:path';
 import type { AccountDeps, AppRuntime } from '../accounts/account-deps.ts';
 import { DefaultPlatformTokenChecks } from '../accounts/auth-data/token-checks/platform-token-checks.ts';
 import { userClassDescriptor } from '../accounts/user-class.ts';
-import { AppRegistry } from '../api/app-registry.ts';
-import { pushTopics, type PushTopics } from '../bus/topics.ts';
+import { AppRegistry } from '../accounts/app-registry.ts';
+import { pushTopics, type PushTopics } from '../push/push-topics.ts';
 import type { PushDeps } from '../push/push-deps.ts';
 import { rolesOf, type HeraldConfig } from '../config/schema.ts';
 import { BackgroundTasks } from '../core/background-tasks.ts';
 import { systemClock, type Clock } from '../core/clock.ts';
 import type { Logger } from '../core/logger.ts';
-import { Metrics } from '../core/metrics.ts';
+import { HeraldMetrics } from './herald-metrics.ts';
 import type { Bus } from '../core/ports/bus.ts';
 import type { Coordination } from '../core/ports/coordination.ts';
 import type { Store } from '../core/ports/object-store.ts';
@@ -35,7 +35,7 @@ export interface Runtime {
   accounts: AccountDeps;
   /** What the API's push endpoints need. */
   push: PushDeps;
-  metrics: Metrics;
+  metrics: HeraldMetrics;
   /** What `/readyz` answers: every backend this process uses, bounded in time (those its roles need decide), and every role's state. */
   health: Readiness;
   /** The roles this process runs, added as they start. */
@@ -83,12 +83,12 @@ export async function createRuntime(config: HeraldConfig, options: RuntimeOption
     sms: createSmsSender(app, { outboxDir, logger: logger.child({ app: app.id }) }),
   }));
   const background = new BackgroundTasks(logger);
-  const metrics = new Metrics();
+  const metrics = new HeraldMetrics();
   const accounts: AccountDeps = { store, coord, clock, logger, publicUrl: config.publicUrl, background, metrics: metrics.accounts, platformTokens: new DefaultPlatformTokenChecks(clock) };
 
   const apps = new AppRegistry(appRuntimes);
-  const topics = pushTopics(config.bus);
-  const push: PushDeps = { store, coord, bus, topics, clock, logger, settings: config.push, apps, metrics: metrics.pushApi };
+  const topics = pushTopics(config.bus.topicPrefix);
+  const push: PushDeps = { store, coord, bus, topics, clock, logger, settings: config.push, metrics: metrics.pushApi };
 
   let closing: Promise<void> | undefined;
   const close = () => {

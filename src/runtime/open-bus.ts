@@ -2,7 +2,7 @@ import type { BusConfig } from '../config/backends-schema.ts';
 import type { Logger } from '../core/logger.ts';
 import type { Bus } from '../core/ports/bus.ts';
 import { MemoryBus } from '../bus/memory/memory-bus.ts';
-import { topicSpecs } from '../bus/topics.ts';
+import { topicSpecs } from './topic-specs.ts';
 
 /**
  * The configured bus, in-process or Kafka, with Herald's topics created (an

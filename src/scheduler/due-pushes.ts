@@ -1,4 +1,4 @@
-import type { PushTopics } from '../bus/topics.ts';
+import type { PushTopics } from '../push/push-topics.ts';
 import type { Clock } from '../core/clock.ts';
 import type { Logger } from '../core/logger.ts';
 import type { OutgoingMessage } from '../core/ports/bus.ts';

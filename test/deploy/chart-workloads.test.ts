@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { pushTopics } from '../../src/bus/topics.ts';
+import { pushTopics } from '../../src/push/push-topics.ts';
 import { allContainers, configContainer, deploymentOf, deploymentsByRole, envOf, envValue, heraldContainer, mountsOf, podSpec, podTemplate, type RenderedJob, type RoleDeployment } from './support/chart-pods.ts';
 import { ciValues, findObject, objectsOfKind, renderChart, type KubeObject } from './support/helm-chart.ts';
 
@@ -316,9 +316,9 @@ describe('scaling', () => {
           type: 'kafka',
           metadata: {
             bootstrapServers: brokers,
-            // The sender role's group (src/roles/sender-role.ts) and the tasks topic (src/bus/topics.ts).
+            // The sender role's group (src/roles/sender-role.ts) and the tasks topic (src/push/push-topics.ts).
             consumerGroup: `${prefix}herald-sender`,
-            topic: pushTopics({ topicPrefix: prefix }).tasks,
+            topic: pushTopics(prefix).tasks,
             lagThreshold: prefix === '' ? '40' : '50',
             offsetResetPolicy: 'earliest',
             allowIdleConsumers: 'false',

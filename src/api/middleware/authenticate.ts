@@ -3,7 +3,7 @@ import type { Caller } from '../../accounts/account-deps.ts';
 import type { Clock } from '../../core/clock.ts';
 import { ErrorCode, HeraldError } from '../../core/errors.ts';
 import type { AuthConfig } from '../../config/schema.ts';
-import type { AppRegistry } from '../app-registry.ts';
+import type { AppRegistry } from '../../accounts/app-registry.ts';
 import { readCredentials } from '../request-credentials.ts';
 import { resolveCaller } from '../resolve-caller.ts';
 

@@ -10,7 +10,7 @@ import { defaultResetPasswordMinLength, renderResetForm } from '../pages/reset-f
 import { renderResetInvalid } from '../pages/reset-invalid-page.ts';
 import { renderVerifyResultPage } from '../pages/verify-result-page.ts';
 import { appDisplayName } from '../../config/schema.ts';
-import type { AppRegistry } from '../app-registry.ts';
+import type { AppRegistry } from '../../accounts/app-registry.ts';
 
 function sendPage(res: Response, status: number, html: string): void {
   res.status(status).set(pageHeaders).send(html);

@@ -3,8 +3,10 @@
  * caller builds each body once per push; clients send it as given.
  */
 
-/** The gateways Herald speaks to; also the `gateway` label of the metrics. */
-export type GatewayName = 'apns' | 'fcm';
+/** The gateways Herald speaks to; also the values of the metrics' `gateway` label. */
+export const gatewayNames = ['apns', 'fcm'] as const;
+
+export type GatewayName = (typeof gatewayNames)[number];
 
 /** One notification to one Apple device. */
 export interface ApnsDelivery {

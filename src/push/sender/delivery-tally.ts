@@ -1,8 +1,10 @@
 import type { GatewayName } from '../gateways/delivery.ts';
 import type { SenderMetrics } from './sender-metrics.ts';
 
-/** A final outcome as `herald_push_deliveries_total` labels it. */
-export type TalliedOutcome = 'delivered' | 'invalid-token' | 'failed' | 'not-sent';
+/** The final outcomes as `herald_push_deliveries_total` labels them. */
+export const talliedOutcomes = ['delivered', 'invalid-token', 'failed', 'not-sent'] as const;
+
+export type TalliedOutcome = (typeof talliedOutcomes)[number];
 
 /**
  * One slice's final outcomes by gateway, added to the deliveries counter when

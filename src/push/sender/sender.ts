@@ -1,5 +1,5 @@
 import { setTimeout as wait } from 'node:timers/promises';
-import type { PushTopics } from '../../bus/topics.ts';
+import type { PushTopics } from '../push-topics.ts';
 import type { Clock } from '../../core/clock.ts';
 import type { Logger } from '../../core/logger.ts';
 import type { BusMessage, HandlerContext, OutgoingMessage } from '../../core/ports/bus.ts';

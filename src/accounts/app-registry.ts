@@ -1,4 +1,4 @@
-import type { AppRuntime } from '../accounts/account-deps.ts';
+import type { AppRuntime } from './account-deps.ts';
 
 /** The configured apps by id. */
 export class AppRegistry {
