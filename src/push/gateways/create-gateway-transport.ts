@@ -1,5 +1,5 @@
 import type { GatewayTransport, GatewayTransportKind, GatewayTransportOptions } from './gateway-transport.ts';
-import { H2Pool } from './h2/h2-pool.ts';
+import { H2Pool } from '../../http2/h2-pool.ts';
 import { Http2Pool } from './http2-wrapper/http2-pool.ts';
 
 /** The transport of the kind the config names (`push.gateways.transport`). */

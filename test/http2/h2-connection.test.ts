@@ -3,9 +3,9 @@ import { createSecureServer, type Http2SecureServer } from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import { createSecureContext } from 'node:tls';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { H2Connection, largestStreamId } from '../../../../src/push/gateways/h2/h2-connection.ts';
-import type { H2StreamOwner } from '../../../../src/push/gateways/h2/h2-request.ts';
-import { testPki, type TestPki } from '../../../support/gateways/test-pki.ts';
+import { H2Connection, largestStreamId } from '../../src/http2/h2-connection.ts';
+import type { H2StreamOwner } from '../../src/http2/h2-request.ts';
+import { testPki, type TestPki } from '../support/gateways/test-pki.ts';
 
 let pki: TestPki;
 let server: Http2SecureServer | undefined;

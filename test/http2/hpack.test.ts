@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { FrameWriter } from '../../../../src/push/gateways/h2/frame-writer.ts';
-import { CompressionError, HpackDecoder, type HeaderList } from '../../../../src/push/gateways/h2/hpack-decoder.ts';
-import { HpackEncoder, InvalidHeaderValue, checkHeaderValue } from '../../../../src/push/gateways/h2/hpack-encoder.ts';
-import { decodeHuffman, huffmanCodes } from '../../../../src/push/gateways/h2/hpack-huffman.ts';
+import { FrameWriter } from '../../src/http2/frame-writer.ts';
+import { CompressionError, HpackDecoder, type HeaderList } from '../../src/http2/hpack-decoder.ts';
+import { HpackEncoder, InvalidHeaderValue, checkHeaderValue } from '../../src/http2/hpack-encoder.ts';
+import { decodeHuffman, huffmanCodes } from '../../src/http2/hpack-huffman.ts';
 
 const hex = (text: string): Buffer => Buffer.from(text.replace(/\s+/g, ''), 'hex');
 

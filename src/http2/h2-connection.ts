@@ -1,6 +1,6 @@
 import { connect, type SecureContext, type TLSSocket } from 'node:tls';
-import type { Logger } from '../../../core/logger.ts';
-import type { TransportFailure } from '../transport-failure.ts';
+import type { Logger } from '../core/logger.ts';
+import type { TransportFailure } from '../push/gateways/transport-failure.ts';
 import { ConnectionError, ErrorCode, FrameReader, type FrameHandler } from './frame-reader.ts';
 import { FrameFlag, frameHeaderLength, FrameType, FrameWriter } from './frame-writer.ts';
 import { HeaderBlockAssembler } from './header-block.ts';

@@ -1,8 +1,8 @@
 import { performance } from 'node:perf_hooks';
 import { createSecureContext } from 'node:tls';
-import { freeWithFewestStreams, gatewayEndpoint, type GatewayRequest, type GatewayTransport, type GatewayTransportOptions } from '../gateway-transport.ts';
-import { InFlightExchanges } from '../in-flight-exchanges.ts';
-import { connectFailure } from '../transport-failure.ts';
+import { freeWithFewestStreams, gatewayEndpoint, type GatewayRequest, type GatewayTransport, type GatewayTransportOptions } from '../push/gateways/gateway-transport.ts';
+import { InFlightExchanges } from '../push/gateways/in-flight-exchanges.ts';
+import { connectFailure } from '../push/gateways/transport-failure.ts';
 import { H2Connection, largestStreamId, type H2ConnectionEvents, type H2ConnectionSettings } from './h2-connection.ts';
 import { H2Exchange, type H2ExchangeOwner } from './h2-exchange.ts';
 

@@ -1,5 +1,5 @@
-import type { GatewayRequest } from '../gateway-transport.ts';
-import type { TransportFailure } from '../transport-failure.ts';
+import type { GatewayRequest } from '../push/gateways/gateway-transport.ts';
+import type { TransportFailure } from '../push/gateways/transport-failure.ts';
 import type { HeaderList } from './hpack-decoder.ts';
 
 /** What a stream reports to whoever sent it, exactly once: an answer, or why there is none. */

@@ -7,14 +7,14 @@ import { resolve } from 'node:path';
 import { createServer as createTlsServer, type Server as TlsServer, type TLSSocket } from 'node:tls';
 import { promisify } from 'node:util';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { GatewayRequest } from '../../../../src/push/gateways/gateway-transport.ts';
-import { H2Pool } from '../../../../src/push/gateways/h2/h2-pool.ts';
-import { RecordingMetrics } from '../../../support/gateways/recording-metrics.ts';
-import { testPki, type TestPki } from '../../../support/gateways/test-pki.ts';
+import type { GatewayRequest } from '../../src/push/gateways/gateway-transport.ts';
+import { H2Pool } from '../../src/http2/h2-pool.ts';
+import { RecordingMetrics } from '../support/gateways/recording-metrics.ts';
+import { testPki, type TestPki } from '../support/gateways/test-pki.ts';
 
 const run = promisify(execFile);
-const poolModule = resolve(import.meta.dirname, '../../../../src/push/gateways/h2/h2-pool.ts');
-const metricsModule = resolve(import.meta.dirname, '../../../../src/push/gateways/gateway-metrics.ts');
+const poolModule = resolve(import.meta.dirname, '../../src/http2/h2-pool.ts');
+const metricsModule = resolve(import.meta.dirname, '../../src/push/gateways/gateway-metrics.ts');
 
 let pki: TestPki;
 let pools: H2Pool[] = [];

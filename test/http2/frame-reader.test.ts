@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ConnectionError, ErrorCode, FrameReader } from '../../../../src/push/gateways/h2/frame-reader.ts';
-import { FrameWriter } from '../../../../src/push/gateways/h2/frame-writer.ts';
+import { ConnectionError, ErrorCode, FrameReader } from '../../src/http2/frame-reader.ts';
+import { FrameWriter } from '../../src/http2/frame-writer.ts';
 
 interface Seen {
   type: number;

@@ -1,5 +1,5 @@
-import type { TransportFailure } from '../transport-failure.ts';
-import type { GatewayAnswer, GatewayRequest } from '../gateway-transport.ts';
+import type { TransportFailure } from '../push/gateways/transport-failure.ts';
+import type { GatewayAnswer, GatewayRequest } from '../push/gateways/gateway-transport.ts';
 import type { H2Connection } from './h2-connection.ts';
 import type { HeaderList } from './hpack-decoder.ts';
 import type { H2StreamOwner } from './h2-request.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ConnectionError, ErrorCode } from '../../../../src/push/gateways/h2/frame-reader.ts';
-import { PeerSettings, SettingId } from '../../../../src/push/gateways/h2/peer-settings.ts';
+import { ConnectionError, ErrorCode } from '../../src/http2/frame-reader.ts';
+import { PeerSettings, SettingId } from '../../src/http2/peer-settings.ts';
 
 function payload(...entries: [number, number][]): Buffer {
   const buffer = Buffer.alloc(entries.length * 6);
