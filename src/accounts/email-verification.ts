@@ -1,13 +1,13 @@
 import { appDisplayName } from '../config/schema.ts';
 import { ErrorCode, PreconditionFailedError, fail } from '../core/errors.ts';
-import type { StoredObject } from '../core/ports/object-store.ts';
+import type { FieldOp, StoredObject } from '../core/ports/object-store.ts';
 import type { AccountDeps, AccountResult, AppRuntime, Caller } from './account-deps.ts';
 import { LinkKind, linkPayload, linkStillValid, linkUrl, newLinkToken } from './account-links.ts';
 import { verificationEmail } from './emails/verification-email.ts';
 import { checkEmail, requireObject } from './field-rules.ts';
 import { sendRequestedMail, throttleMail } from './mail-throttle.ts';
 import { UserField, userClass } from './user-fields.ts';
-import { applyOwnershipProof } from './ownership-proof.ts';
+import { updateUser } from './user-records.ts';
 
 /** Verification links live one week (SPEC.md). */
 export const verifyLinkTtlMs = 7 * 24 * 3600 * 1000;
@@ -54,25 +54,36 @@ export async function userForEmailRequest(deps: AccountDeps, caller: Caller, bod
   return user;
 }
 
-export type VerifyOutcome = { ok: true; email: string; passwordRemoved: boolean; user: StoredObject } | { ok: false };
+export type VerifyOutcome = { ok: true; email: string } | { ok: false };
 
 /**
  * Opens a verification link; each link works once, within a week, for the
- * address it was sent to and until the email or password changes. Proving the
- * address hands an account whose email was unverified to its owner
- * (`ownershipProofOps`); the check that the address is still the one the link
- * was sent to is part of the same atomic update.
+ * address it was sent to and until the email or password changes. A link
+ * lands nobody in the account, so it only verifies: no session, password or
+ * link of the account changes. An address it verifies stays marked as
+ * verified by link (`UserField.emailVerifiedByLink`), so that the first
+ * password reset through it still hands the account to the address owner
+ * (`ownerEntryOps`). The check that the address is still the one the link was
+ * sent to is part of the same atomic update.
  */
 export async function verifyEmail(deps: AccountDeps, appId: string, secretHash: string): Promise<VerifyOutcome> {
   const payload = await deps.store.takeToken(appId, LinkKind.verifyEmail.token, secretHash, deps.clock.now());
   if (!payload?.userId || !payload.email) return { ok: false };
   const user = await deps.store.get(appId, userClass, payload.userId);
   if (!user || !linkStillValid(user, payload)) return { ok: false };
+  // Already verified: nothing to record.
+  if (user[UserField.emailVerified] === true) return { ok: true, email: payload.email };
+  const ops: FieldOp[] = [
+    { op: 'expect', path: [UserField.email], value: user[UserField.email] },
+    { op: 'expect', path: [UserField.linkGeneration], value: user[UserField.linkGeneration] },
+    { op: 'set', path: [UserField.emailVerified], value: true },
+    { op: 'set', path: [UserField.emailVerifiedByLink], value: true },
+  ];
   try {
-    const { user: verified, proof } = await applyOwnershipProof(deps, appId, user, 'email');
-    return { ok: true, email: payload.email, passwordRemoved: proof.passwordRemoved, user: verified };
+    await updateUser(deps, appId, user.objectId, ops);
+    return { ok: true, email: payload.email };
   } catch (error) {
-    // The address changed between reading the user and verifying it.
+    // The address or a credential changed between reading the user and verifying it.
     if (error instanceof PreconditionFailedError) return { ok: false };
     throw error;
   }

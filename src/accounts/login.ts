@@ -5,7 +5,7 @@ import type { AccountDeps, AccountResult, Caller } from './account-deps.ts';
 import { checkEmail, checkMobilePhone, requireObject } from './field-rules.ts';
 import { LoginLock } from './login-lock.ts';
 import { assertMayLogIn } from './login-rules.ts';
-import { applyOwnershipProof } from './ownership-proof.ts';
+import { applyOwnerEntry } from './ownership-proof.ts';
 import { hashPassword, needsRehash, verifyPassword } from './passwords.ts';
 import { consumeSmsCode, readSmsCode, wrongSmsCode } from './sms-codes.ts';
 import { UserField, userClass } from './user-fields.ts';
@@ -37,8 +37,8 @@ export async function login(deps: AccountDeps, caller: Caller, body: unknown): P
   );
   assertMayLogIn(app, user);
   if (!usesSmsCode) await upgradeImportedHash(deps, app.id, user, secret);
-  // A code proves the number: if it was unverified, its owner takes the account over.
-  const current = usesSmsCode ? (await applyOwnershipProof(deps, app.id, user, 'mobilePhoneNumber')).user : user;
+  // The number's owner enters the account: if the number was unverified, they take it over.
+  const current = usesSmsCode ? (await applyOwnerEntry(deps, app.id, user, 'mobilePhoneNumber')).user : user;
   return { status: 200, body: viewUser(current, { self: true, master: caller.master, protectedFields: protectedUserFields(caller.app.config) }) };
 }
 

@@ -15,68 +15,79 @@ const verifiedFlag = {
 
 const otherIdentifier = { email: 'mobilePhoneNumber', mobilePhoneNumber: 'email' } as const;
 
-export interface OwnershipProof {
-  /** The changes to apply atomically; they fail if the identifier changed since the user was read. */
+/**
+ * Whether the account's credentials are known to be its identifier owner's:
+ * the identifier is verified, and (for an email) not by a verification link
+ * alone. A verification link only verifies, so an address verified that way
+ * still hands the account to its owner the first time they enter through it.
+ */
+export function ownerSettled(user: StoredObject, identifier: ProvenIdentifier): boolean {
+  if (user[verifiedFlag[identifier]] !== true) return false;
+  return identifier !== 'email' || user[UserField.emailVerifiedByLink] !== true;
+}
+
+export interface OwnerEntry {
+  /** The changes to apply atomically; they fail if the identifier or a credential changed since the user was read. */
   ops: FieldOp[];
-  /** The identifier was unverified, so the prover took the account over. */
+  /** The account was not settled, so the prover took it over. */
   tookOver: boolean;
-  /** A password set before the proof was removed: the owner should choose one. */
-  passwordRemoved: boolean;
 }
 
 /**
- * What proving an identifier does to the user holding it (docs/accounts.md,
- * "Who owns an account"). An unverified email or number is a claim, not
- * ownership: anyone may register one. When its owner proves it and it was
- * unverified, everything the proof did not establish stops working — every
- * session ends (new session token), third-party links and union-id markers
- * go, the password set before the proof goes (unless the proof itself sets
- * one: a reset link), the other identifier goes when it too is unproven, and
- * outstanding emailed links die. The account and its data stay with the owner.
- * When the identifier was already verified, a proof changes nothing else.
+ * What it does to a user when the owner of one of its identifiers enters the
+ * account through it (docs/accounts.md, "Who owns an account"): an SMS
+ * sign-in, or a password set through a reset link. An unverified email or
+ * number is a claim, not ownership: anyone may register one. When the
+ * account was not settled (`ownerSettled`), everything the entry did not
+ * establish stops working — every session ends (new session token),
+ * third-party links and union-id markers go, the password set before goes
+ * (a reset link sets the new one instead), the other identifier goes when it
+ * is unverified, and outstanding emailed links die. The account and its data
+ * stay with the owner. Once settled, an entry ends nothing; a reset still
+ * sets its password, ends every session and kills outstanding links.
  */
-export function ownershipProofOps(user: StoredObject, proven: ProvenIdentifier, options: { newPasswordHash?: string } = {}): OwnershipProof {
+export function ownerEntryOps(user: StoredObject, proven: ProvenIdentifier, options: { newPasswordHash?: string } = {}): OwnerEntry {
   // Atomic with what the proof was checked against: the identifier, and no credential change since.
   const ops: FieldOp[] = [
     { op: 'expect', path: [proven], value: user[proven] },
     { op: 'expect', path: [UserField.linkGeneration], value: user[UserField.linkGeneration] },
   ];
-  const tookOver = user[verifiedFlag[proven]] !== true;
-  let passwordRemoved = false;
+  const tookOver = !ownerSettled(user, proven);
   if (tookOver) {
     ops.push({ op: 'set', path: [verifiedFlag[proven]], value: true });
+    if (proven === 'email') ops.push({ op: 'delete', path: [UserField.emailVerifiedByLink] });
     ops.push({ op: 'delete', path: [UserField.authData] });
     for (const field of Object.keys(user)) if (unionIdFieldPattern.test(field)) ops.push({ op: 'delete', path: [field] });
     const other = otherIdentifier[proven];
     if (typeof user[other] === 'string' && user[verifiedFlag[other]] !== true) {
       ops.push({ op: 'delete', path: [other] }, { op: 'set', path: [verifiedFlag[other]], value: other === 'email' ? null : false });
+      if (other === 'email') ops.push({ op: 'delete', path: [UserField.emailVerifiedByLink] });
     }
     if (options.newPasswordHash === undefined && typeof user[UserField.hashedPassword] === 'string') {
       ops.push({ op: 'delete', path: [UserField.hashedPassword] });
-      passwordRemoved = true;
     }
   }
   if (options.newPasswordHash !== undefined) ops.push({ op: 'set', path: [UserField.hashedPassword], value: options.newPasswordHash });
   if (tookOver || options.newPasswordHash !== undefined) {
     ops.push({ op: 'set', path: [UserField.sessionToken], value: newSessionToken() }, newLinkGenerationOp());
   }
-  return { ops, tookOver, passwordRemoved };
+  return { ops, tookOver };
 }
 
 /**
- * Applies `ownershipProofOps` to the stored user and answers it as stored
- * now. When the identifier changed since the user was read, nothing is
- * written and `PreconditionFailedError` is thrown.
+ * Applies `ownerEntryOps` to the stored user and answers it as stored now.
+ * When the identifier or a credential changed since the user was read,
+ * nothing is written and `PreconditionFailedError` is thrown.
  */
-export async function applyOwnershipProof(
+export async function applyOwnerEntry(
   deps: AccountDeps,
   appId: string,
   user: StoredObject,
   proven: ProvenIdentifier,
   options: { newPasswordHash?: string } = {},
-): Promise<{ user: StoredObject; proof: OwnershipProof }> {
-  const proof = ownershipProofOps(user, proven, options);
-  // Only the expect ops: the identifier was verified and nothing is set.
-  if (proof.ops.every((op) => op.op === 'expect')) return { user, proof };
-  return { user: await updateUser(deps, appId, user.objectId, proof.ops), proof };
+): Promise<{ user: StoredObject; entry: OwnerEntry }> {
+  const entry = ownerEntryOps(user, proven, options);
+  // Only the expect ops: the account was settled and nothing is set.
+  if (entry.ops.every((op) => op.op === 'expect')) return { user, entry };
+  return { user: await updateUser(deps, appId, user.objectId, entry.ops), entry };
 }

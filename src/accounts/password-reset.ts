@@ -6,7 +6,7 @@ import { LinkKind, linkPayload, linkStillValid, linkUrl, newLinkToken } from './
 import { userForEmailRequest } from './email-verification.ts';
 import { passwordResetEmail } from './emails/password-reset-email.ts';
 import { sendRequestedMail, throttleMail } from './mail-throttle.ts';
-import { applyOwnershipProof } from './ownership-proof.ts';
+import { applyOwnerEntry } from './ownership-proof.ts';
 import { hashPassword } from './passwords.ts';
 import { UserField, userClass } from './user-fields.ts';
 
@@ -28,7 +28,7 @@ export async function requestPasswordReset(deps: AccountDeps, caller: Caller, bo
  * works once, until the app's reset TTL, and only while the email and
  * password stay as they are.
  */
-export async function issueResetLink(deps: AccountDeps, app: AppRuntime, user: StoredObject): Promise<string> {
+async function issueResetLink(deps: AccountDeps, app: AppRuntime, user: StoredObject): Promise<string> {
   const appId = app.config.id;
   const { token, secretHash } = newLinkToken(appId);
   const expiresAt = deps.clock.now() + app.config.settings.passwordResetTtlSeconds * 1000;
@@ -46,10 +46,11 @@ export async function userForResetLink(deps: AccountDeps, app: AppRuntime, secre
 
 /**
  * Uses a reset link: sets the password and issues a new session token, so that
- * every old session ends. The link proves the address, so an account whose
- * email was unverified passes to its owner (`ownershipProofOps`). Answers
- * false when the link is unknown, expired, used, or no longer matches the
- * user's email or password.
+ * every old session ends. The address owner enters the account here, so an
+ * account that was not settled — its email unverified, or verified by a
+ * verification link alone — passes to them (`ownerEntryOps`). Answers false
+ * when the link is unknown, expired, used, or no longer matches the user's
+ * email or password.
  */
 export async function resetPassword(deps: AccountDeps, app: AppRuntime, secretHash: string, password: string): Promise<boolean> {
   const appId = app.config.id;
@@ -60,8 +61,8 @@ export async function resetPassword(deps: AccountDeps, app: AppRuntime, secretHa
   const user = await deps.store.get(appId, userClass, payload.userId);
   if (!user || !linkStillValid(user, payload)) return false;
   try {
-    const { proof } = await applyOwnershipProof(deps, appId, user, 'email', { newPasswordHash: hash });
-    deps.logger.info({ app: appId, userId: user.objectId, tookOver: proof.tookOver }, 'password reset through emailed link');
+    const { entry } = await applyOwnerEntry(deps, appId, user, 'email', { newPasswordHash: hash });
+    deps.logger.info({ app: appId, userId: user.objectId, tookOver: entry.tookOver }, 'password reset through emailed link');
     return true;
   } catch (error) {
     if (error instanceof PreconditionFailedError) return false;

@@ -3,7 +3,7 @@ import type { AccountDeps, AccountResult, Caller } from './account-deps.ts';
 import { checkMobilePhone, requireObject } from './field-rules.ts';
 import { LoginLock } from './login-lock.ts';
 import { assertMayLogIn } from './login-rules.ts';
-import { applyOwnershipProof } from './ownership-proof.ts';
+import { applyOwnerEntry } from './ownership-proof.ts';
 import { createUser } from './new-user.ts';
 import { hashPassword } from './passwords.ts';
 import { consumeSmsCode, readSmsCode, wrongSmsCode } from './sms-codes.ts';
@@ -35,8 +35,8 @@ export async function signUpOrLogInByPhone(deps: AccountDeps, caller: Caller, bo
 
   if (existing) {
     assertMayLogIn(app, existing);
-    // The code proves the number: if it was unverified, its owner takes the account over.
-    const { user } = await applyOwnershipProof(deps, appId, existing, 'mobilePhoneNumber');
+    // The number's owner enters the account: if the number was unverified, they take it over.
+    const { user } = await applyOwnerEntry(deps, appId, existing, 'mobilePhoneNumber');
     return { status: 200, body: viewUser(user, { self: true, master: caller.master, protectedFields: protectedUserFields(caller.app.config) }) };
   }
   const hashedPassword = input.password === undefined ? undefined : await hashPassword(input.password);

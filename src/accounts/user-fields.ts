@@ -11,6 +11,12 @@ export const UserField = {
   acl: 'ACL',
   /** Changes whenever the email or password does; emailed links carry it and die when it changes. */
   linkGeneration: '_linkGeneration',
+  /**
+   * True while the email was verified by a verification link only: a link
+   * lands nobody in the account, so its owner has not entered through it and
+   * the first reset link still takes the account over (ownership-proof.ts).
+   */
+  emailVerifiedByLink: '_emailVerifiedByLink',
 } as const;
 
 export const userClass = '_User';

@@ -45,6 +45,10 @@ export async function updateUserFields(deps: AccountDeps, caller: Caller, userId
     // Links sent to the old address stop working.
     if (input.password === undefined) ops.push(newLinkGenerationOp());
   }
+  // How the old address was verified says nothing of a new one, and the master key's word replaces a link's.
+  if ((emailChanged || UserField.emailVerified in fields) && UserField.emailVerifiedByLink in user) {
+    ops.push({ op: 'delete', path: [UserField.emailVerifiedByLink] });
+  }
   if (input.mobilePhoneNumber !== undefined && input.mobilePhoneNumber !== user[UserField.mobilePhoneNumber] && !(UserField.mobilePhoneVerified in fields)) {
     ops.push({ op: 'set', path: [UserField.mobilePhoneVerified], value: false });
   }
@@ -70,7 +74,8 @@ async function passwordOps(caller: Caller, password: string): Promise<FieldOp[]>
  * PUT /1.1/users/<id>/updatePassword: needs the old password (210 when wrong),
  * checked under the account lock like any other credential. A user without a
  * password (signed up by SMS or a third party, or whose password went when the
- * owner of their email or number proved it) sets one without `old_password`.
+ * owner of their unverified number signed in by SMS) sets one without
+ * `old_password`.
  */
 export async function changePassword(deps: AccountDeps, caller: Caller, userId: string, body: unknown): Promise<AccountResult> {
   const user = await writableUser(deps, caller, userId);

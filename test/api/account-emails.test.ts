@@ -63,13 +63,30 @@ describe('email verification', () => {
     await expect.poll(() => page.textContent('body'), { timeout: 15_000, message: 'the page body naming the address' }).toContain(email);
     expect(await page.textContent('h1')).toMatch(/verified/i);
     expect((await h.request('GET', `/1.1/users/${user.objectId}`, { master: true })).body.emailVerified).toBe(true);
-    // The address was unverified until now: sessions opened before the proof end.
-    expect((await h.request('GET', '/1.1/users/me', { session: user.sessionToken })).status).toBe(403);
+    // A verification link lands nobody in the account: it ends nothing.
+    expect((await h.request('GET', '/1.1/users/me', { session: user.sessionToken })).body).toMatchObject({ objectId: user.objectId, emailVerified: true });
 
     const second = await page.goto(link);
     expect(second?.status()).toBe(400);
     expect(await page.textContent('body')).toMatch(/invalid|expired|already/i);
     await page.close();
+  });
+
+  it('keeps the password chosen at registration: after opening the mailed link in a browser, the user logs in with it', async () => {
+    const email = newAddress();
+    const user = await register(email, 'chosen-at-sign-up');
+    const link = linkIn(await nextMail(email), 'verifyEmail');
+
+    const page = await browser.newPage();
+    expect((await page.goto(link))?.status()).toBe(200);
+    await expect.poll(() => page.textContent('h1'), { timeout: 15_000, message: 'the verified page' }).toMatch(/verified/i);
+    expect(await page.textContent('body')).not.toMatch(/choose a password/i);
+    await page.close();
+
+    const login = await h.request('POST', '/1.1/login', { body: { username: user.username, password: 'chosen-at-sign-up' } });
+    expect(login.status, JSON.stringify(login.body)).toBe(200);
+    expect(login.body).toMatchObject({ objectId: user.objectId, email, emailVerified: true });
+    expect((await h.request('POST', '/1.1/login', { body: { email, password: 'chosen-at-sign-up' } })).status).toBe(200);
   });
 
   it('resets emailVerified when the email changes, mails the new address, and voids links to the old one', async () => {
@@ -181,15 +198,12 @@ describe('refusing login with an unverified email', () => {
       const link = /http:\/\/\S+\/1\.1\/verifyEmail\/\S+/.exec(mail.text)?.[0] ?? '';
       const page = await browser.newPage();
       expect((await page.goto(link.replace(/http:\/\/[^/]+/, strict.baseUrl)))?.status()).toBe(200);
-      // Verifying handed the account to the address owner, who chooses the password now.
-      await page.click('a.button');
-      await page.fill('input[name=password]', 'chosen-by-owner');
-      await page.fill('input[name=confirm]', 'chosen-by-owner');
-      await page.click('button[type=submit]');
-      await expect.poll(() => page.textContent('h1'), { timeout: 15_000, message: 'the heading after the reset' }).toMatch(/password changed/i);
+      await expect.poll(() => page.textContent('h1'), { timeout: 15_000, message: 'the verified page' }).toMatch(/verified/i);
       await page.close();
-      expect((await strict.request('POST', '/1.1/login', { body: { username: 'strict', password: 'pw' } })).body.code).toBe(210);
-      expect((await strict.request('POST', '/1.1/login', { body: { username: 'strict', password: 'chosen-by-owner' } })).status).toBe(200);
+      // The password chosen at sign-up is the one that logs in once the address is verified.
+      const login = await strict.request('POST', '/1.1/login', { body: { username: 'strict', password: 'pw' } });
+      expect(login.status, JSON.stringify(login.body)).toBe(200);
+      expect(login.body).toMatchObject({ objectId: reg.body.objectId, emailVerified: true });
     } finally {
       await strict.close();
     }

@@ -15,7 +15,7 @@ form{display:grid;gap:.75rem}
 label{font-weight:600}
 input{width:100%;padding:.5rem .625rem;font:inherit;border:1px solid #8c959f;border-radius:6px}
 input:focus{outline:2px solid #0b5fff;outline-offset:1px}
-button,a.button{display:inline-block;padding:.625rem 1rem;font:inherit;font-weight:600;color:#fff;background:#0b5fff;border:0;border-radius:6px;cursor:pointer;text-decoration:none}
+button{display:inline-block;padding:.625rem 1rem;font:inherit;font-weight:600;color:#fff;background:#0b5fff;border:0;border-radius:6px;cursor:pointer;text-decoration:none}
 .hint{margin:0;font-size:.875rem;color:#57606a}
 @media (prefers-color-scheme:dark){body{background:#0d1117;color:#e6edf3}main{background:#161b22}.app,.hint{color:#8d96a0}input{background:#0d1117;color:inherit}}
 `;

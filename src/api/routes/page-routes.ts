@@ -2,7 +2,7 @@ import express, { Router, type Response } from 'express';
 import type { AccountDeps } from '../../accounts/account-deps.ts';
 import { parseLinkToken } from '../../accounts/account-links.ts';
 import { verifyEmail } from '../../accounts/email-verification.ts';
-import { issueResetLink, resetPassword, userForResetLink } from '../../accounts/password-reset.ts';
+import { resetPassword, userForResetLink } from '../../accounts/password-reset.ts';
 import { usernameOf } from '../../accounts/user-view.ts';
 import { pageHeaders } from '../pages/page-security.ts';
 import { renderResetDone } from '../pages/reset-done-page.ts';
@@ -36,9 +36,7 @@ export function pageRoutes(deps: AccountDeps, apps: AppRegistry): Router {
     const { link, appName } = resolve(req.params.token);
     const outcome = link ? await verifyEmail(deps, link.app.config.id, link.secretHash) : { ok: false as const };
     if (!link || !outcome.ok) return sendPage(res, 400, renderVerifyResultPage({ ok: false, appName }));
-    // The address owner took over an account whose password someone else may have set: offer to choose one.
-    const setPasswordUrl = outcome.passwordRemoved ? await issueResetLink(deps, link.app, outcome.user) : undefined;
-    sendPage(res, 200, renderVerifyResultPage({ ok: true, appName, email: outcome.email, ...(setPasswordUrl ? { setPasswordUrl } : {}) }));
+    sendPage(res, 200, renderVerifyResultPage({ ok: true, appName, email: outcome.email }));
   });
 
   router.get('/resetPassword/:token', async (req, res) => {
