@@ -1,5 +1,6 @@
 import { ErrorCode, fail } from '../core/errors.ts';
 import { compileRegex } from './compile-regex.ts';
+import { maxNestingDepth, measureJson } from './json-nesting.ts';
 import { isJsonObject } from './json-value.ts';
 import { defaultLimit, maxLimit, maxSkip, type Condition, type FieldPredicate, type OrderKey, type Query } from './query.ts';
 
@@ -11,8 +12,11 @@ export interface ParseQueryOptions {
 /** Longest `$regex` source accepted; longer patterns are refused to protect the process. */
 export const maxRegexLength = 1000;
 
-/** Deepest nesting of `$or`/`$and` accepted. */
-const maxDepth = 32;
+/**
+ * Most values a `where` may hold (every object, array and scalar in it
+ * counts one): each is weighed against every object a query reads.
+ */
+export const maxWhereValues = 5000;
 
 /** First segment of a field name: a letter or `_`, then letters, digits and `_`. */
 const topFieldPattern = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -37,11 +41,21 @@ export function parseQuery(params: Readonly<Record<string, unknown>>, options: P
 /**
  * Parses a `where` value that is already decoded JSON (e.g. from a push
  * body). Undefined means no condition; null is answered for `{}` as well.
+ * Every `where` passes here, so its bounds hold for every caller: at most
+ * `maxNestingDepth` levels (107) and `maxWhereValues` values (1), checked
+ * without recursion before anything walks it.
  */
 export function parseWhere(value: unknown): Condition | null {
   if (value === undefined) return null;
   if (!isJsonObject(value)) fail(ErrorCode.invalidJson, 'where must be a JSON object');
-  return parseObject(value, 0);
+  checkBounds(value);
+  return parseObject(value);
+}
+
+function checkBounds(where: Record<string, unknown>): void {
+  const shape = measureJson(where, { depth: maxNestingDepth, values: maxWhereValues });
+  if (shape.depth > maxNestingDepth) fail(ErrorCode.invalidJson, `where nests deeper than ${maxNestingDepth} levels`);
+  if (shape.values > maxWhereValues) fail(ErrorCode.internal, `where holds more than ${maxWhereValues} values: split the query`);
 }
 
 function parseWhereParam(value: unknown): Condition | null {
@@ -56,11 +70,10 @@ function parseWhereParam(value: unknown): Condition | null {
   return parseWhere(decoded);
 }
 
-function parseObject(where: Record<string, unknown>, depth: number): Condition | null {
-  if (depth > maxDepth) fail(ErrorCode.internal, `where nests $or/$and deeper than ${maxDepth} levels`);
+function parseObject(where: Record<string, unknown>): Condition | null {
   const conditions: Condition[] = [];
   for (const [key, value] of Object.entries(where)) {
-    if (key === '$or' || key === '$and') conditions.push(parseJunction(key, value, depth));
+    if (key === '$or' || key === '$and') conditions.push(parseJunction(key, value));
     else if (key.startsWith('$')) fail(ErrorCode.internal, `unknown operator ${key}`);
     else conditions.push(parseFieldCondition(key, value));
   }
@@ -68,12 +81,12 @@ function parseObject(where: Record<string, unknown>, depth: number): Condition |
   return conditions.length === 0 ? null : { kind: 'and', conditions };
 }
 
-function parseJunction(operator: '$or' | '$and', value: unknown, depth: number): Condition {
+function parseJunction(operator: '$or' | '$and', value: unknown): Condition {
   if (!Array.isArray(value) || value.length === 0) fail(ErrorCode.internal, `${operator} needs a non-empty array of conditions`);
   const conditions = value.map((item: unknown): Condition => {
     if (!isJsonObject(item)) fail(ErrorCode.internal, `${operator} needs a non-empty array of conditions`);
     // An empty object inside $or/$and is a condition every object meets.
-    return parseObject(item, depth + 1) ?? { kind: 'and', conditions: [] };
+    return parseObject(item) ?? { kind: 'and', conditions: [] };
   });
   return { kind: operator === '$or' ? 'or' : 'and', conditions };
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ErrorCode, HeraldError } from '../../src/core/errors.ts';
-import { maxRegexLength, parseQuery, parseWhere } from '../../src/query/parse-query.ts';
+import { maxNestingDepth } from '../../src/query/json-nesting.ts';
+import { maxRegexLength, maxWhereValues, parseQuery, parseWhere } from '../../src/query/parse-query.ts';
 import type { Condition, Query } from '../../src/query/query.ts';
 import { captureError } from '../support/capture-error.ts';
 
@@ -68,7 +69,7 @@ describe('parseQuery', () => {
     ['a Date without a valid iso', where({ a: { __type: 'Date', iso: 'yesterday' } }), ErrorCode.internal, /invalid Date/],
     ['a GeoPoint out of range', where({ a: { __type: 'GeoPoint', latitude: 91, longitude: 0 } }), ErrorCode.internal, /invalid GeoPoint/],
     ['a Pointer without objectId', where({ a: { $in: [{ __type: 'Pointer', className: '_User' }] } }), ErrorCode.internal, /invalid Pointer/],
-    ['$or nested too deeply', where(nestedOr(40)), ErrorCode.internal, /deeper than/],
+    ['$or nested too deeply', where(nestedOr(40)), ErrorCode.invalidJson, /^where nests deeper than 64 levels$/],
     ['a field name with an empty segment', where({ 'a..b': 1 }), ErrorCode.invalidFieldName, /invalid field name/],
     ['a field name starting with a digit', where({ '1a': 1 }), ErrorCode.invalidFieldName, /invalid field name/],
     ['a limit that is not a number', { limit: 'ten' }, ErrorCode.internal, /limit must be a non-negative integer/],
@@ -152,6 +153,44 @@ describe('parseWhere', () => {
     for (const value of [null, [], 'a', 1]) {
       expect(captureError(() => parseWhere(value))).toMatchObject({ code: ErrorCode.invalidJson });
     }
+  });
+});
+
+describe('the bounds of a where', () => {
+  /** `{"a": [[…1…]]}` as JSON text, `levels` deep in all. */
+  const arraysIn = (levels: number): string => `{"a":${'['.repeat(levels - 1)}1${']'.repeat(levels - 1)}}`;
+  const shapes: Record<string, (levels: number) => string> = {
+    'arrays compared by equality': arraysIn,
+    'arrays inside $in': (levels) => `{"a":{"$in":${'['.repeat(levels - 2)}1${']'.repeat(levels - 2)}}}`,
+    'objects compared by equality': (levels) => `${'{"a":'.repeat(levels)}1${'}'.repeat(levels)}`,
+    '$or inside $or': (levels) => `${'{"$or":['.repeat(levels / 2)}{}${']}'.repeat(levels / 2)}`,
+  };
+
+  it.each(Object.keys(shapes).flatMap((shape) => [5_000, 100_000].map((levels) => [shape, levels] as const)))(
+    'refuses %s nested %i levels deep with 107, without overflowing the stack',
+    (shape, levels) => {
+      const error = captureError(() => parseQuery({ where: shapes[shape]!(levels) }));
+      expect(error).toBeInstanceOf(HeraldError);
+      expect(error).toMatchObject({ code: ErrorCode.invalidJson, status: 400, message: `where nests deeper than ${maxNestingDepth} levels` });
+    },
+  );
+
+  it('takes a where exactly as deep as the limit, and refuses one level more', () => {
+    expect(parseQuery({ where: arraysIn(maxNestingDepth) }).where).toMatchObject({ kind: 'field', path: ['a'] });
+    expect(parseWhere(nestedOr(31))).toMatchObject({ kind: 'or' });
+    expect(captureError(() => parseQuery({ where: arraysIn(maxNestingDepth + 1) }))).toMatchObject({ code: ErrorCode.invalidJson });
+  });
+
+  it('takes a where holding exactly the most values, and refuses one more with code 1', () => {
+    // The object, the condition object, the $in array: three values beside the listed ones.
+    const ids = (count: number) => ({ objectId: { $in: Array.from({ length: count }, (_, n) => `id${n}`) } });
+    expect(parseWhere(ids(maxWhereValues - 3))).toMatchObject({ kind: 'field', predicates: [{ op: 'in' }] });
+    const error = captureError(() => parseWhere(ids(maxWhereValues - 2)));
+    expect(error).toMatchObject({ code: ErrorCode.internal, status: 400, message: `where holds more than ${maxWhereValues} values: split the query` });
+  });
+
+  it('bounds a where given as decoded JSON as well, as a push body holds it', () => {
+    expect(captureError(() => parseWhere(JSON.parse(arraysIn(100_000))))).toMatchObject({ code: ErrorCode.invalidJson });
   });
 });
 
