@@ -1,6 +1,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { ErrorCode, HeraldError } from '../core/errors.ts';
 import type { StoredObject } from '../core/ports/object-store.ts';
+import { maxNestingDepth, nestsTooDeep } from '../query/json-nesting.ts';
 import { isJsonObject } from '../query/json-value.ts';
 import type { ClassWriter, RowOutcome } from './class-writer.ts';
 import type { ExportFile } from './export-file.ts';
@@ -150,6 +151,8 @@ function prepareRow(writer: ClassWriter, raw: RawRow): PendingRow {
   } catch (error) {
     return { raw, row: raw.text, outcome: rejected(ErrorCode.invalidJson, `the row is not JSON: ${(error as Error).message}`) };
   }
+  // As deep a row as the API would refuse in a body: nothing after this walks it (the reject file keeps its text).
+  if (nestsTooDeep(row)) return { raw, row: raw.text, outcome: rejected(ErrorCode.invalidJson, `the row nests deeper than ${maxNestingDepth} levels`) };
   if (!isJsonObject(row)) return { raw, row, outcome: rejected(ErrorCode.invalidJson, 'the row is not a JSON object') };
   try {
     return { raw, row, object: writer.prepare(row) };

@@ -11,7 +11,7 @@ export interface RejectEntry {
   /** The code the API would answer for the same problem (see SPEC-NOTES's table). */
   code: number;
   reason: string;
-  /** The row as exported; its text when it is not JSON; null when it was too large to keep. */
+  /** The row as exported; its text when it is not JSON or nests too deep to walk; null when it was too large to keep. */
   row: unknown;
 }
 
