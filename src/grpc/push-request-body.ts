@@ -1,4 +1,6 @@
+import { bodyTooDeep } from '../api/middleware/json-body.ts';
 import { ErrorCode, HeraldError } from '../core/errors.ts';
+import { nestsTooDeep } from '../query/json-nesting.ts';
 
 /** A decoded SendPushRequest or SendToDevicesRequest: unset fields are absent (proto-files.ts). */
 export type PushRequestMessage = Record<string, unknown>;
@@ -16,13 +18,23 @@ export function queryPushBody(message: PushRequestMessage): Record<string, unkno
   const body = common(message);
   copy(message, body, ['where', 'channels']);
   if (given(message.notification_channel)) body._notificationChannel = message.notification_channel;
-  return body;
+  return bounded(body);
 }
 
 /** The REST body of `POST /1.1/push/devices` that a SendToDevicesRequest stands for (read by `readDevicePush`). */
 export function devicePushBody(message: PushRequestMessage): Record<string, unknown> {
   const body = common(message);
   copy(message, body, ['device_type', 'device_ids', 'device_profile', 'channel']);
+  return bounded(body);
+}
+
+/**
+ * The REST body's nesting limit, on the body the message stands for, so
+ * that a `data` REST refuses (107) is refused here alike, before anything
+ * walks it (its size is measured with JSON.stringify).
+ */
+function bounded(body: Record<string, unknown>): Record<string, unknown> {
+  if (nestsTooDeep(body)) throw bodyTooDeep();
   return body;
 }
 

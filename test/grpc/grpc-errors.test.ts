@@ -1,5 +1,6 @@
 import { status } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { maxNestingDepth } from '../../src/query/json-nesting.ts';
 import { deviceToken } from '../support/gateways/gateway-fixtures.ts';
 import { type PushHerald } from '../push/support/push-herald.ts';
 import { masterMetadata, type PushClient } from './support/grpc-clients.ts';
@@ -66,6 +67,49 @@ describe('bad input is refused as REST refuses it: INVALID_ARGUMENT with the sam
 
   it('refuses data that is not JSON text with 107', async () => {
     expect(await client.failure('SendPush', { data: '{alert: nope' })).toMatchObject({ code: status.INVALID_ARGUMENT, heraldCode: 107, message: 'data must be JSON text of an object.' });
+  });
+});
+
+describe('nesting: one limit for REST bodies and the bodies gRPC messages stand for', () => {
+  /** `data` as JSON text: an alert, and a value `levels` arrays deep. */
+  const deepData = (levels: number): string => `{"alert":"Hi","n":${'['.repeat(levels)}1${']'.repeat(levels)}}`;
+  /** A where as JSON text whose value is `levels` arrays deep. */
+  const deepWhere = (levels: number): string => `{"n":${'['.repeat(levels)}1${']'.repeat(levels)}}`;
+  const tooDeep = `The request body nests deeper than ${maxNestingDepth} levels.`;
+
+  /** REST answers `error` (HTTP 400, or 413 for the size limit) to the raw body, gRPC the same as INVALID_ARGUMENT to the message; neither stores a record. */
+  async function bothRefuse(rawBody: string, message: Record<string, unknown>, error: { code: number; error: string }): Promise<void> {
+    const records = await p.recordCount();
+    const rest = await p.h.request('POST', '/1.1/push', { master: true, rawBody });
+    expect({ status: rest.status, body: rest.body }).toEqual({ status: error.code === 413 ? 413 : 400, body: error });
+    const failure = await client.failure('SendPush', message);
+    expect(failure).toEqual({ code: status.INVALID_ARGUMENT, message: error.error, heraldCode: error.code, detail: { ...error, retryable: false } });
+    expect(await p.recordCount()).toBe(records);
+  }
+
+  // The body is the first level, data the second: data's arrays may go 62 deep.
+  it.each([
+    ['100 levels deep (REST refused it, gRPC took it)', 100],
+    ['200,000 levels deep (gRPC answered INTERNAL)', 200_000],
+    ['one level past the limit', maxNestingDepth - 1],
+  ])('refuses data %s: 107 on both transports', async (_title, levels) => {
+    const data = deepData(levels);
+    await bothRefuse(`{"channels":["deep"],"data":${data}}`, { channels: ['deep'], data }, { code: 107, error: tooDeep });
+  });
+
+  it('takes data exactly as deep as the limit on both', async () => {
+    const data = deepData(maxNestingDepth - 2);
+    const rest = await p.h.request('POST', '/1.1/push', { master: true, rawBody: `{"channels":["deep"],"data":${data}}` });
+    expect(rest.status, JSON.stringify(rest.body)).toBe(201);
+    expect(await client.call('SendPush', { channels: ['deep'], data })).toMatchObject({ repeated: false });
+  });
+
+  it('refuses a where nested past the limit with 107 on both, and one too large for a push body with 413', async () => {
+    const deep = deepWhere(1_500);
+    const tooDeepWhere = { code: 107, error: `where nests deeper than ${maxNestingDepth} levels` };
+    await bothRefuse(JSON.stringify({ where: deep, data: alert }), { where: deep, data: JSON.stringify(alert) }, tooDeepWhere);
+    const huge = deepWhere(200_000);
+    await bothRefuse(JSON.stringify({ where: huge, data: alert }), { where: huge, data: JSON.stringify(alert) }, { code: 413, error: 'A push body is at most 4096 bytes.' });
   });
 });
 
