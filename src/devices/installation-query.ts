@@ -29,8 +29,12 @@ export async function queryInstallations(deps: DeviceDeps, caller: Caller, query
   return { status: 200, body: found.count === undefined ? { results } : { results, count: found.count } };
 }
 
-/** Reserved fields cannot be matched or sorted on; protected ones only with the master key, or a query could probe them. */
-function rejectHiddenFields(query: Query, master: boolean, protectedFields: readonly string[]): void {
+/**
+ * Reserved fields cannot be matched or sorted on (105); protected ones only
+ * with the master key (403), or a query could probe them. Also the rule for
+ * the `where` of a push sent with an ordinary key.
+ */
+export function rejectHiddenFields(query: Pick<Query, 'where' | 'order'>, master: boolean, protectedFields: readonly string[]): void {
   const heads: string[] = query.order.map((key) => key.path[0] ?? '');
   const visit = (condition: Query['where']): void => {
     if (!condition) return;

@@ -3,6 +3,8 @@ import type { Caller } from '../../accounts/account-deps.ts';
 import { isoTime } from '../../core/clock.ts';
 import { DuplicateValueError, ErrorCode, HeraldError } from '../../core/errors.ts';
 import { newObjectId } from '../../core/ids.ts';
+import { rejectHiddenFields } from '../../devices/installation-query.ts';
+import { protectedInstallationFields } from '../../devices/installation-view.ts';
 import type { PushDoc } from '../../core/ports/push-store.ts';
 import type { PushDeps } from '../push-deps.ts';
 import { encodeMessage } from '../push-messages.ts';
@@ -49,6 +51,10 @@ export interface SubmitResult {
  * the scheduler's sweep (UnacceptedPushes), not sent: the client may well
  * have sent it again without a `req_id`.
  *
+ * A push sent with an ordinary key (`clientPushAllowed`) has its `where`
+ * held to the rules of an ordinary-key installation query: no `_` field
+ * (105), no protected field (403).
+ *
  * Nothing stays behind when a step fails: the record and the `req_id` claim
  * are removed again, and the caller gets the error (503 while the bus or the
  * store is away).
@@ -65,6 +71,8 @@ export async function submitPush(deps: PushDeps, caller: Caller, submission: Pus
   const now = deps.clock.now();
   const context = { now, prodHeader: submission.prodHeader };
   const request = submission.target === 'query' ? readQueryPush(submission.body, context) : readDevicePush(submission.body, context);
+  // The record's device count would tell an ordinary key what a query on a closed field matched.
+  if (!caller.master && request.target.kind === 'query') rejectHiddenFields({ where: request.target.where, order: [] }, false, protectedInstallationFields(app));
   const answer: PushAnswer = { objectId: newObjectId(), createdAt: isoTime(now) };
   const record = newPushRecord(request, {
     objectId: answer.objectId,
