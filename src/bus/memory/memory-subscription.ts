@@ -61,7 +61,8 @@ export class MemorySubscription implements Subscription, GroupMember {
           }),
       ),
     );
-    this.#logger.debug({ groupId: this.groupId, assignment }, 'bus subscription assigned');
+    // The logger is bound to the group already.
+    this.#logger.debug({ assignment }, 'bus subscription assigned');
   }
 
   async revoke(): Promise<void> {
