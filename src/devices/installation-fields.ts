@@ -11,6 +11,8 @@ export const InstallationField = {
   deviceProfile: 'deviceProfile',
   badge: 'badge',
   timeZone: 'timeZone',
+  /** The device's owner: a Pointer to `_User` (see user-pointers.ts). */
+  user: 'user',
   acl: 'ACL',
 } as const;
 

@@ -5,6 +5,7 @@ import type { FieldOp } from '../core/ports/object-store.ts';
 import { isJsonObject } from '../query/json-value.ts';
 import { readChannelWrite } from './installation-channels.ts';
 import { InstallationField, deviceTypes, serviceFields, type DeviceType } from './installation-fields.ts';
+import { checkUserField, checkUserReferences } from './user-pointers.ts';
 
 /** A validated write to an installation (POST or PUT body). */
 export interface InstallationInput {
@@ -18,6 +19,15 @@ export interface InstallationInput {
   touched: Set<string>;
   /** `_User` pointers the body sets, by field: an ordinary key may only point at its own user. */
   userPointers: { field: string; objectId: string }[];
+}
+
+/** Who writes, as far as the shape of a body is concerned. */
+export interface InputRules {
+  /**
+   * Whether a `_User` pointer may sit inside an array, an object or an
+   * `__op` of a field other than `user`: only for the master key.
+   */
+  nestedUserPointers: boolean;
 }
 
 /** Short text fields of the SDKs; they end up in gateway requests (e.g. the apns-topic header). */
@@ -38,17 +48,17 @@ const controlOrSpace = /[\p{Cc}\s]/u;
  * `HeraldError`, raised before anything is read or written. Rules that
  * depend on the device type are checked on the result (`checkInstallation`).
  */
-export function readInstallationInput(body: Record<string, unknown>): InstallationInput {
+export function readInstallationInput(body: Record<string, unknown>, rules: InputRules): InstallationInput {
   const input: InstallationInput = { ops: [], touched: new Set(), userPointers: [] };
   for (const [field, value] of Object.entries(body)) {
     if (serviceFields.has(field)) continue;
     input.touched.add(field);
-    input.ops.push(readField(field, value, input));
+    input.ops.push(readField(field, value, input, rules));
   }
   return input;
 }
 
-function readField(field: string, value: unknown, input: InstallationInput): FieldOp {
+function readField(field: string, value: unknown, input: InstallationInput, rules: InputRules): FieldOp {
   const path = [field];
   switch (field) {
     case InstallationField.deviceType:
@@ -75,9 +85,15 @@ function readField(field: string, value: unknown, input: InstallationInput): Fie
     case InstallationField.acl:
       if (isDeleteOp(value)) return { op: 'delete', path };
       return { op: 'set', path, value: checkAcl(value) };
+    case InstallationField.user:
+      checkUserField(value);
+      if (isRemoval(value)) return { op: 'delete', path };
+      checkPointer(field, value, input);
+      return { op: 'set', path, value };
     default:
       if (textFields.has(field)) return readText(field, value);
       checkFieldName(field);
+      checkUserReferences(field, value, rules.nestedUserPointers);
       checkPointer(field, value, input);
       return toFieldOp(path, value);
   }

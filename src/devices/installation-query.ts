@@ -1,11 +1,13 @@
 import type { Caller } from '../accounts/account-deps.ts';
 import { ErrorCode, HeraldError, fail } from '../core/errors.ts';
+import type { StoredObject } from '../core/ports/object-store.ts';
 import type { Query } from '../query/query.ts';
 import { runQuery } from '../query/run-query.ts';
 import type { DeviceDeps, DeviceResult } from './device-deps.ts';
 import { CallerIdentity, requireClassPermission } from './installation-access.ts';
 import { planInstallationScan, scanInstallations } from './installation-scan.ts';
 import { protectedInstallationFields, viewInstallation } from './installation-view.ts';
+import { withoutStrayUser } from './user-pointers.ts';
 
 /**
  * GET /1.1/installations: the master key, or the app's find permission on
@@ -13,6 +15,7 @@ import { protectedInstallationFields, viewInstallation } from './installation-vi
  * The store is read page by page, through the channel or device-type index
  * when the `where` pins one, and `runQuery` keeps only `skip + limit`
  * candidates, so memory does not grow with the app's installations.
+ * A stored `user` that is not a single pointer is not matched.
  */
 export async function queryInstallations(deps: DeviceDeps, caller: Caller, query: Query): Promise<DeviceResult> {
   requireClassPermission(caller, 'find');
@@ -23,10 +26,14 @@ export async function queryInstallations(deps: DeviceDeps, caller: Caller, query
     const userId = await new CallerIdentity(deps.store, caller).userId();
     readableBy = userId === null ? ['*'] : ['*', userId];
   }
-  const source = scanInstallations(deps.store.installations, caller.app.config.id, planInstallationScan(query.where));
+  const source = matchable(scanInstallations(deps.store.installations, caller.app.config.id, planInstallationScan(query.where)));
   const found = await runQuery(source, { ...query, readableBy });
   const results = found.results.map((installation) => viewInstallation(installation, { master: caller.master, protectedFields }));
   return { status: 200, body: found.count === undefined ? { results } : { results, count: found.count } };
+}
+
+async function* matchable(installations: AsyncIterable<StoredObject>): AsyncGenerator<StoredObject> {
+  for await (const installation of installations) yield withoutStrayUser(installation);
 }
 
 /**

@@ -17,7 +17,7 @@ import { installationNotFound, loadInstallation, nextUpdatedAt, withDeviceKeyErr
  * device key held by another installation answers 137 and changes nothing.
  */
 export async function updateInstallation(deps: DeviceDeps, caller: Caller, objectId: string, body: unknown): Promise<DeviceResult> {
-  const input = readInstallationInput(requireObject(body));
+  const input = readInstallationInput(requireObject(body), { nestedUserPointers: caller.master });
   const appId = caller.app.config.id;
   const current = await loadInstallation(deps, appId, objectId);
   const storedType = current[InstallationField.deviceType];

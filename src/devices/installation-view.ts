@@ -1,6 +1,7 @@
 import type { AppConfig } from '../config/schema.ts';
 import type { StoredObject } from '../core/ports/object-store.ts';
 import { installationClass } from './installation-fields.ts';
+import { withoutStrayUser } from './user-pointers.ts';
 
 export interface InstallationViewOptions {
   master: boolean;
@@ -10,12 +11,13 @@ export interface InstallationViewOptions {
 
 /**
  * An installation as a client may see it: every stored field with objectId,
- * createdAt and updatedAt, except reserved `_` fields and, for ordinary keys,
- * the app's protected fields.
+ * createdAt and updatedAt, except reserved `_` fields, a `user` that is not
+ * a single Pointer to `_User` (stored before that rule) and, for ordinary
+ * keys, the app's protected fields.
  */
 export function viewInstallation(installation: Readonly<StoredObject>, options: InstallationViewOptions): Record<string, unknown> {
   const view: Record<string, unknown> = {};
-  for (const [field, value] of Object.entries(installation)) {
+  for (const [field, value] of Object.entries(withoutStrayUser(installation))) {
     if (field.startsWith('_')) continue;
     if (!options.master && options.protectedFields.includes(field)) continue;
     view[field] = value;

@@ -28,7 +28,7 @@ const maxSaveAttempts = 20;
  * installation holds answers 137 and changes nothing.
  */
 export async function saveInstallation(deps: DeviceDeps, caller: Caller, body: unknown): Promise<DeviceResult> {
-  const input = readInstallationInput(requireObject(body));
+  const input = readInstallationInput(requireObject(body), { nestedUserPointers: caller.master });
   // A body that names its platform is judged on its own before anything is read.
   if (input.deviceType !== undefined) checkInstallation(applyOps(blank(), input.ops), input.touched);
   const key = deviceKeyOf(input);

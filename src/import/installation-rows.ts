@@ -11,8 +11,11 @@ import { readExportedAcl, readRowIdentity, rejectOperations } from './hosted-val
  * for its type, device token and installationId forms, channel names,
  * badge, field names, pointers), so the installation is one a save could
  * have made and pushes reach it; objectId, timestamps, ACL, channels,
- * device tokens and custom fields are kept. Throws a HeraldError naming
- * the first problem.
+ * device tokens and custom fields are kept.
+ * `user` must be a single Pointer to `_User`, and no field may hold a user
+ * pointer inside an array, an object or an operation, as for an ordinary
+ * key: the exporting service may have taken such rows from anyone holding
+ * its app key. Throws a HeraldError naming the first problem.
  */
 export function readInstallationRow(row: Record<string, unknown>): StoredObject {
   rejectOperations(row);
@@ -20,7 +23,7 @@ export function readInstallationRow(row: Record<string, unknown>): StoredObject 
   const fields: Record<string, unknown> = { ...row };
   if (fields.ACL === null) delete fields.ACL;
   else if (fields.ACL !== undefined) fields.ACL = readExportedAcl(fields.ACL);
-  const input = readInstallationInput(fields);
+  const input = readInstallationInput(fields, { nestedUserPointers: false });
   if (input.deviceType === undefined) fail(ErrorCode.missingRequiredKey, 'deviceType is required: "ios" or "android"');
   const installation: StoredObject = { ...applyOps({ objectId: '', createdAt: '', updatedAt: '' }, input.ops), ...identity };
   checkInstallation(installation, input.touched);

@@ -205,6 +205,9 @@ export function describeInstallationsApi(backend: InstallationsBackend): void {
         ['a field name with a $', { deviceType: 'ios', deviceToken: token, $where: 1 }, 105],
         ['a Pointer without an objectId', { deviceType: 'ios', deviceToken: token, owner: { __type: 'Pointer', className: '_User' } }, 111],
         ['too many channels', { deviceType: 'ios', deviceToken: token, channels: Array.from({ length: 257 }, (_, n) => `c${n}`) }, 1],
+        ['a user that is an array of pointers', { deviceType: 'ios', deviceToken: token, user: [{ __type: 'Pointer', className: '_User', objectId: 'u1' }] }, 111],
+        ['an AddUnique of a user pointer', { deviceType: 'ios', deviceToken: token, user: { __op: 'AddUnique', objects: [{ __type: 'Pointer', className: '_User', objectId: 'u1' }] } }, 111],
+        ['a user pointer inside another field', { deviceType: 'ios', deviceToken: token, friends: { __op: 'Add', objects: [{ __type: 'Pointer', className: '_User', objectId: 'u1' }] } }, 111],
       ];
       it.each(cases)('answers %s with its code and stores nothing', async (_name, body, code) => {
         const res = await post(body);

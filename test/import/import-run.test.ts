@@ -155,6 +155,29 @@ describe('herald import', () => {
     expect(await store.get(appId, '_User', String(exportedUser(2).objectId))).toBeNull();
   });
 
+  it('rejects an installation whose user is an array or nests a user pointer, naming why, and imports the rest', async () => {
+    const dir = exportDir();
+    const store = newStore(dir);
+    const pointer = { __type: 'Pointer', className: '_User', objectId: 'victim' };
+    const rows = [
+      exportedInstallation(2, { user: pointer }),
+      exportedInstallation(4, { user: [pointer] }),
+      exportedInstallation(6, { owners: { list: [pointer] } }),
+      exportedInstallation(8),
+    ];
+    const file = writeJsonLines(join(dir, '_Installation.0.jsonl'), '_Installation', rows);
+    const summary = await runImport(store, dir, appId, [file]);
+
+    expect(summary.tally._Installation).toEqual({ read: 4, imported: 2, present: 0, rejected: 2 });
+    expect(rejectsIn(dir)).toEqual([
+      { file, line: 3, class: '_Installation', objectId: rows[1]!.objectId, code: 111, reason: expect.stringMatching(/^user must be a Pointer to _User/) as unknown, row: rows[1] },
+      { file, line: 4, class: '_Installation', objectId: rows[2]!.objectId, code: 111, reason: expect.stringMatching(/^owners holds a _User pointer inside an array, an object or an __op/) as unknown, row: rows[2] },
+    ]);
+    expect((await store.installations.get(appId, String(rows[0]!.objectId)))?.user).toEqual(pointer);
+    expect(await store.installations.get(appId, String(rows[1]!.objectId))).toBeNull();
+    expect(await store.installations.get(appId, String(rows[3]!.objectId))).not.toBeNull();
+  });
+
   it('refuses a user whose unique value another user holds, whole: none of its other values stays claimed', async () => {
     const dir = exportDir();
     const store = newStore(dir);

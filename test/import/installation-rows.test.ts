@@ -71,6 +71,10 @@ describe('an exported installation', () => {
     ['a negative badge', { badge: -1 }, 1, /at least 0/],
     ['an ACL that is not an object', { ACL: 'public' }, 123, /ACL must be an object/],
     ['no createdAt', { createdAt: undefined }, 113, /no createdAt/],
+    ['a user that is an array of pointers', { user: [{ __type: 'Pointer', className: '_User', objectId: 'u1' }] }, 111, /user must be a Pointer to _User/],
+    ['a user pointing at another class', { user: { __type: 'Pointer', className: 'Player', objectId: 'u1' } }, 111, /user must be a Pointer to _User/],
+    ['a user pointer inside another field', { owners: [{ __type: 'Pointer', className: '_User', objectId: 'u1' }] }, 111, /owners holds a _User pointer inside an array/],
+    ['a user pointer deep inside an object', { profile: { by: { __type: 'Pointer', className: '_User', objectId: 'u1' } } }, 111, /profile holds a _User pointer/],
   ];
   for (const [what, fields, code, message] of refused) {
     it(`is refused with ${code} for ${what}`, () => {

@@ -1,5 +1,6 @@
 import type { StoredObject } from '../../core/ports/object-store.ts';
 import { holdsIndex, type IndexRead } from '../../devices/installation-scan.ts';
+import { withoutStrayUser } from '../../devices/user-pointers.ts';
 import { matches } from '../../query/match.ts';
 import type { Condition } from '../../query/query.ts';
 import type { Platform } from '../requests/push-request.ts';
@@ -16,14 +17,15 @@ export interface AudienceRules {
  * The platform an installation is pushed through when it is a valid target
  * of the push, or null: it must match `where`, have been saved within the
  * activity window, not belong to an earlier part of the plan, and be an iOS
- * or Android device.
+ * or Android device. A stored `user` that is not a single Pointer to `_User`
+ * (written before that rule) is not matched: it names no owner.
  */
 export function targetPlatform(installation: StoredObject, rules: AudienceRules): Platform | null {
   const type = installation.deviceType;
   if (type !== 'ios' && type !== 'android') return null;
   if (!savedSince(installation, rules.activeSince)) return null;
   if (rules.skip.some((index) => holdsIndex(installation, index))) return null;
-  return matches(rules.where, installation) ? type : null;
+  return matches(rules.where, withoutStrayUser(installation)) ? type : null;
 }
 
 /** Whether the installation was saved at or after `activeSince` (ms): not idle. */
