@@ -15,18 +15,24 @@ export interface OutboxMailerOptions {
   from: string;
   logger: Logger;
   clock?: Clock;
+  /**
+   * Log each message's links, one-time secrets included, so that a developer
+   * without an SMTP server can follow them from the log. Only for the
+   * development app (src/config/dev-keys.ts); default false.
+   */
+  logLinks?: boolean;
 }
 
 /**
  * The embedded default mailer: writes each message as an RFC 822 `.eml` file
- * and logs its links, so a developer without an SMTP server can follow the
- * verification and reset links from the log.
+ * and logs that it did, with the message's links when `logLinks` is set.
  */
 export class OutboxMailer implements Mailer {
   readonly #dir: string;
   readonly #from: string;
   readonly #logger: Logger;
   readonly #clock: Clock;
+  readonly #logLinks: boolean;
   readonly #names = new OutboxFileNames();
   readonly #composer: Transporter<StreamSentMessageInfo>;
   #ready: Promise<unknown> | undefined;
@@ -36,10 +42,11 @@ export class OutboxMailer implements Mailer {
     this.#from = options.from;
     this.#logger = options.logger;
     this.#clock = options.clock ?? systemClock;
+    this.#logLinks = options.logLinks ?? false;
     this.#composer = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'windows' });
   }
 
-  /** Writes the message to the outbox folder and logs recipient, subject and links at info. */
+  /** Writes the message to the outbox folder and logs recipient, subject and file (and links, with `logLinks`) at info. */
   async send(message: MailMessage): Promise<void> {
     const info = await this.#composer.sendMail(toMailOptions(this.#from, message));
     const eml = info.message;
@@ -50,7 +57,8 @@ export class OutboxMailer implements Mailer {
     // Write then rename, so a reader watching the folder never sees half a message.
     await writeFile(`${file}.tmp`, eml, { flag: 'wx' });
     await rename(`${file}.tmp`, file);
-    this.#logger.info({ to: message.to, subject: message.subject, links: findLinks(message.text), file }, 'mail written to outbox');
+    const links = this.#logLinks ? { links: findLinks(message.text) } : {};
+    this.#logger.info({ to: message.to, subject: message.subject, ...links, file }, 'mail written to outbox');
   }
 
   /** Nothing to release; every send finishes its own file. */

@@ -19,6 +19,7 @@ import { openBus } from './open-bus.ts';
 import { openCoordination } from './open-coordination.ts';
 import { openStore } from './open-store.ts';
 import { RunningRoles } from '../roles/running-roles.ts';
+import type { DeploymentFacts } from './deployment-checks.ts';
 import { Readiness } from './readiness.ts';
 
 /** The adapters and shared services every role of one process uses. */
@@ -47,6 +48,8 @@ export interface Runtime {
 export interface RuntimeOptions {
   logger: Logger;
   clock?: Clock;
+  /** Development keys make the outboxes log links and codes; a configured app's never do. */
+  facts?: DeploymentFacts;
 }
 
 /**
@@ -79,8 +82,8 @@ export async function createRuntime(config: HeraldConfig, options: RuntimeOption
   const outboxDir = join(config.dataDir, 'outbox');
   const appRuntimes: AppRuntime[] = config.apps.map((app) => ({
     config: app,
-    mailer: createMailer(app, { outboxDir, logger: logger.child({ app: app.id }) }),
-    sms: createSmsSender(app, { outboxDir, logger: logger.child({ app: app.id }) }),
+    mailer: createMailer(app, { outboxDir, logger, development: options.facts?.developmentKeys === true }),
+    sms: createSmsSender(app, { outboxDir, logger, development: options.facts?.developmentKeys === true }),
   }));
   const background = new BackgroundTasks(logger);
   const metrics = new HeraldMetrics();

@@ -43,9 +43,9 @@ describe('OutboxMailer', () => {
     expect(mail.date?.getTime()).toBeLessThanOrEqual(Date.now());
   });
 
-  it('logs recipient, subject and every link of the text body at info', async () => {
+  it('logs recipient, subject and every link of the text body at info for the development app', async () => {
     const logs = memoryLogger('info');
-    const mailer = new OutboxMailer({ dir, from: 'no-reply@example.test', logger: logs.logger });
+    const mailer = new OutboxMailer({ dir, from: 'no-reply@example.test', logger: logs.logger, logLinks: true });
 
     await mailer.send({
       to: 'ada@example.test',
@@ -57,6 +57,21 @@ describe('OutboxMailer', () => {
     const line = logs.lines.find((entry) => entry.msg === 'mail written to outbox');
     expect(line).toMatchObject({ level: 30, to: 'ada@example.test', subject: 'Reset your Demo password', links: [resetLink, verifyLink] });
     expect(String(line?.file)).toMatch(/\.eml$/);
+  });
+
+  it('logs recipient, subject and file but no link by default, even at trace', async () => {
+    const logs = memoryLogger('trace');
+    const mailer = new OutboxMailer({ dir, from: 'no-reply@example.test', logger: logs.logger });
+
+    await mailer.send({ to: 'ada@example.test', subject: 'Reset your Demo password', text: `Open ${resetLink}.`, html: `<p><a href="${resetLink}">Reset</a></p>` });
+
+    const line = logs.lines.find((entry) => entry.msg === 'mail written to outbox');
+    expect(line).toMatchObject({ level: 30, to: 'ada@example.test', subject: 'Reset your Demo password' });
+    expect(String(line?.file)).toMatch(/\.eml$/);
+    expect(line).not.toHaveProperty('links');
+    expect(logs.text()).not.toContain('tok_456');
+    // The message itself still carries the link.
+    expect(await readFile(String(line?.file), 'utf8')).toContain(resetLink);
   });
 
   it('names files so that sorting them gives the order they were sent in', async () => {

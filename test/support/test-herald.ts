@@ -77,6 +77,8 @@ export interface TestHeraldOptions {
   grpcPort?: number | 'off';
   /** Header prefixes and signature window; default Herald's. */
   auth?: RawConfig['auth'];
+  /** Start as `herald` does with no app configured: the app is the development app. */
+  developmentKeys?: boolean;
 }
 
 /** Shared coordination on the local Redis under a fresh key prefix, as several nodes of one deployment use it. */
@@ -128,7 +130,7 @@ export async function startTestHerald(options: TestHeraldOptions = {}): Promise<
   const clock = options.clock ?? new ManualClock();
   const herald = await startHerald(
     { ...config, publicUrl: 'http://127.0.0.1:0' },
-    { logger: options.logger ?? silentLogger(), clock },
+    { logger: options.logger ?? silentLogger(), clock, facts: { developmentKeys: options.developmentKeys ?? false } },
   );
   const baseUrl = `http://127.0.0.1:${herald.port}`;
   // Links in mail must point at the real port, known only after listening.
