@@ -4,6 +4,7 @@ import type { StoredObject } from '../core/ports/object-store.ts';
 import type { Query } from '../query/query.ts';
 import { runQuery } from '../query/run-query.ts';
 import type { DeviceDeps, DeviceResult } from './device-deps.ts';
+import { withTokenCaseInWhere } from './device-token-case.ts';
 import { CallerIdentity, requireClassPermission } from './installation-access.ts';
 import { planInstallationScan, scanInstallations } from './installation-scan.ts';
 import { protectedInstallationFields, viewInstallation } from './installation-view.ts';
@@ -15,7 +16,8 @@ import { withoutStrayUser } from './user-pointers.ts';
  * The store is read page by page, through the channel or device-type index
  * when the `where` pins one, and `runQuery` keeps only `skip + limit`
  * candidates, so memory does not grow with the app's installations.
- * A stored `user` that is not a single pointer is not matched.
+ * iOS tokens in the `where` are compared in lower case, as they are stored,
+ * and a stored `user` that is not a single pointer is not matched.
  */
 export async function queryInstallations(deps: DeviceDeps, caller: Caller, query: Query): Promise<DeviceResult> {
   requireClassPermission(caller, 'find');
@@ -26,8 +28,9 @@ export async function queryInstallations(deps: DeviceDeps, caller: Caller, query
     const userId = await new CallerIdentity(deps.store, caller).userId();
     readableBy = userId === null ? ['*'] : ['*', userId];
   }
-  const source = matchable(scanInstallations(deps.store.installations, caller.app.config.id, planInstallationScan(query.where)));
-  const found = await runQuery(source, { ...query, readableBy });
+  const where = withTokenCaseInWhere(query.where);
+  const source = matchable(scanInstallations(deps.store.installations, caller.app.config.id, planInstallationScan(where)));
+  const found = await runQuery(source, { ...query, where, readableBy });
   const results = found.results.map((installation) => viewInstallation(installation, { master: caller.master, protectedFields }));
   return { status: 200, body: found.count === undefined ? { results } : { results, count: found.count } };
 }

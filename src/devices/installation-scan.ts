@@ -1,6 +1,7 @@
 import type { DeviceKey, InstallationIndex, InstallationPage, InstallationStore } from '../core/ports/installation-store.ts';
 import type { StoredObject } from '../core/ports/object-store.ts';
 import type { Condition, FieldPredicate } from '../query/query.ts';
+import { withTokenCaseInWhere } from './device-token-case.ts';
 import { InstallationField } from './installation-fields.ts';
 
 /** Installations read per `scanShard` call: what a query holds of the store at a time (plus one page read ahead). */
@@ -21,10 +22,11 @@ export type ScanPlan = { kind: 'none' } | { kind: 'device'; key: DeviceKey } | {
  * Chooses the narrowest read for a `where`, from the conditions that every
  * match must meet (the top level and its `$and`s; `$or` branches are not
  * used): a deviceToken or installationId, then channels (one pinned by
- * equality or `$all`, else the values of a `$in`), then deviceType.
+ * equality or `$all`, else the values of a `$in`), then deviceType. An iOS
+ * token is looked up in lower case, as installations keep it.
  */
 export function planInstallationScan(where: Condition | null): ScanPlan {
-  const fields = requiredFieldConditions(where);
+  const fields = requiredFieldConditions(withTokenCaseInWhere(where));
   if (fields.some(({ predicates }) => predicates.some(matchesNothing))) return { kind: 'none' };
   for (const field of [InstallationField.deviceToken, InstallationField.installationId] as const) {
     const value = pinnedValue(fields, field);

@@ -4,6 +4,7 @@ import { ErrorCode, fail } from '../core/errors.ts';
 import type { FieldOp } from '../core/ports/object-store.ts';
 import { applyOps } from '../query/apply-ops.ts';
 import type { DeviceDeps, DeviceResult } from './device-deps.ts';
+import { withIosTokenCase } from './device-token-case.ts';
 import { CallerIdentity } from './installation-access.ts';
 import { checkInstallation } from './installation-checks.ts';
 import { InstallationField } from './installation-fields.ts';
@@ -17,10 +18,11 @@ import { installationNotFound, loadInstallation, nextUpdatedAt, withDeviceKeyErr
  * device key held by another installation answers 137 and changes nothing.
  */
 export async function updateInstallation(deps: DeviceDeps, caller: Caller, objectId: string, body: unknown): Promise<DeviceResult> {
-  const input = readInstallationInput(requireObject(body), { nestedUserPointers: caller.master });
+  const read = readInstallationInput(requireObject(body), { nestedUserPointers: caller.master });
   const appId = caller.app.config.id;
   const current = await loadInstallation(deps, appId, objectId);
   const storedType = current[InstallationField.deviceType];
+  const input = storedType === 'ios' ? withIosTokenCase(read) : read;
   if (input.deviceType !== undefined && typeof storedType === 'string' && storedType !== input.deviceType) {
     fail(ErrorCode.internal, `deviceType cannot change: this installation is ${storedType}`);
   }

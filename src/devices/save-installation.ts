@@ -8,6 +8,7 @@ import type { DeviceKey } from '../core/ports/installation-store.ts';
 import type { FieldOp, StoredObject } from '../core/ports/object-store.ts';
 import { applyOps } from '../query/apply-ops.ts';
 import { installationLocation, type DeviceDeps, type DeviceResult } from './device-deps.ts';
+import { findDevice, withIosTokenCase } from './device-token-case.ts';
 import { CallerIdentity } from './installation-access.ts';
 import { checkInstallation } from './installation-checks.ts';
 import { InstallationField, identityField } from './installation-fields.ts';
@@ -28,7 +29,8 @@ const maxSaveAttempts = 20;
  * installation holds answers 137 and changes nothing.
  */
 export async function saveInstallation(deps: DeviceDeps, caller: Caller, body: unknown): Promise<DeviceResult> {
-  const input = readInstallationInput(requireObject(body), { nestedUserPointers: caller.master });
+  const read = readInstallationInput(requireObject(body), { nestedUserPointers: caller.master });
+  const input = read.deviceType === 'ios' ? withIosTokenCase(read) : read;
   // A body that names its platform is judged on its own before anything is read.
   if (input.deviceType !== undefined) checkInstallation(applyOps(blank(), input.ops), input.touched);
   const key = deviceKeyOf(input);
@@ -36,7 +38,7 @@ export async function saveInstallation(deps: DeviceDeps, caller: Caller, body: u
   const identity = new CallerIdentity(deps.store, caller);
   const appId = caller.app.config.id;
   for (let attempt = 1; attempt <= maxSaveAttempts; attempt += 1) {
-    const existing = await deps.store.installations.findByDevice(appId, key);
+    const existing = await findDevice(deps.store.installations, appId, key);
     const result = existing === null ? await insertNew(deps, identity, input, key) : await updateExisting(deps, identity, input, key, existing);
     if (result !== null) return result;
     // Another save of this device is between its claim and its row: let it finish.
@@ -74,21 +76,23 @@ async function insertNew(deps: DeviceDeps, identity: CallerIdentity, input: Inst
 async function updateExisting(
   deps: DeviceDeps,
   identity: CallerIdentity,
-  input: InstallationInput,
+  given: InstallationInput,
   key: DeviceKey,
   existing: StoredObject,
 ): Promise<DeviceResult | null> {
   const storedType = existing[InstallationField.deviceType];
-  if (input.deviceType !== undefined && typeof storedType === 'string' && storedType !== input.deviceType) {
+  if (given.deviceType !== undefined && typeof storedType === 'string' && storedType !== given.deviceType) {
     fail(ErrorCode.internal, `deviceType cannot change: this device is saved as ${storedType}`);
   }
+  // Found by its token alone: an iOS device's token is kept in lower case, whatever case it was saved in before.
+  const input = storedType === 'ios' ? withIosTokenCase(given) : given;
   await identity.requireWrite(existing);
   await identity.requirePointersAllowed(input, existing);
   const updatedAt = nextUpdatedAt(deps.clock, existing.updatedAt);
   checkInstallation({ ...applyOps(existing, input.ops), updatedAt }, input.touched);
-  // Applied only while the installation still holds the device and the ACL that was checked.
+  // Applied only while the installation still holds the device (as it spelled it) and the ACL that was checked.
   const ops: FieldOp[] = [
-    { op: 'expect', path: [key.field], value: key.value },
+    { op: 'expect', path: [key.field], value: existing[key.field] },
     { op: 'expect', path: [InstallationField.acl], value: existing[InstallationField.acl] },
     ...input.ops,
   ];

@@ -310,6 +310,44 @@ export function describeInstallationsApi(backend: InstallationsBackend): void {
       });
     });
 
+    describe('iOS device tokens in either case', () => {
+      it('keeps one installation for a device saved with its token in upper and then in lower case, stored in lower case', async () => {
+        const token = iosToken();
+        const first = await post({ deviceType: 'ios', deviceToken: token.toUpperCase(), channels: ['a'] });
+        expect(first.status).toBe(201);
+        expect((await stored(first.body.objectId)).deviceToken).toBe(token);
+        const again = await post({ deviceType: 'ios', deviceToken: token, badge: 2 });
+        expect([again.status, again.body.objectId]).toEqual([200, first.body.objectId]);
+        const withoutType = await post({ deviceToken: token.toUpperCase(), badge: 3 });
+        expect([withoutType.status, withoutType.body.objectId]).toEqual([200, first.body.objectId]);
+        const put = await h.request('PUT', `/1.1/installations/${first.body.objectId}`, { body: { deviceToken: token.toUpperCase() } });
+        expect(put.status).toBe(200);
+        expect(await stored(first.body.objectId)).toMatchObject({ deviceToken: token, badge: 3 });
+        expect(await countWhere({ deviceToken: token })).toBe(1);
+        expect(await countWhere({ deviceToken: token.toUpperCase() })).toBe(1);
+        expect(await countWhere({ deviceToken: { $in: [token.toUpperCase()] } })).toBe(1);
+      });
+
+      it('finds an installation stored with an upper-case token before tokens were normalised, and moves it to lower case', async () => {
+        const token = iosToken();
+        const at = new Date(h.clock.now()).toISOString();
+        const objectId = randomBytes(12).toString('hex');
+        await h.herald.runtime.store.installations.insert(h.app.id, { objectId, createdAt: at, updatedAt: at, deviceType: 'ios', deviceToken: token.toUpperCase() });
+        const again = await post({ deviceType: 'ios', deviceToken: token });
+        expect([again.status, again.body.objectId]).toEqual([200, objectId]);
+        expect((await stored(objectId)).deviceToken).toBe(token);
+        expect(await countWhere({ deviceToken: token })).toBe(1);
+        // The old spelling is free again and names the same device.
+        expect((await post({ deviceType: 'ios', deviceToken: token.toUpperCase() })).body.objectId).toBe(objectId);
+      });
+
+      it('keeps the case of an Android deviceToken, which is not an APNs token', async () => {
+        const vendorToken = `${iosToken().toUpperCase()}`;
+        const objectId = await created({ deviceType: 'android', installationId: androidId(), deviceToken: vendorToken });
+        expect((await stored(objectId)).deviceToken).toBe(vendorToken);
+      });
+    });
+
     describe('reading, updating and deleting one installation', () => {
       it('answers 404 with code 101 for unknown or impossible ids', async () => {
         for (const id of ['000000000000000000000000', 'bad%20id', 'x'.repeat(65)]) {

@@ -54,6 +54,14 @@ describe('an exported installation', () => {
     });
   });
 
+  it('keeps a user given as one Pointer to _User, and an iOS token in lower case', () => {
+    const user = { __type: 'Pointer', className: '_User', objectId: 'u1' };
+    expect(readInstallationRow(exported({ user, deviceToken: iosToken.toUpperCase() }))).toMatchObject({ user, deviceToken: iosToken });
+    // An Android vendor token is not a hex APNs token: kept as exported.
+    const vendorToken = 'ABCDEF'.repeat(11);
+    expect(readInstallationRow(exported({ deviceType: 'android', installationId: 'b2f9', deviceToken: vendorToken }))).toMatchObject({ deviceToken: vendorToken });
+  });
+
   it('keeps an Android installation with its installationId and FCM registration id', () => {
     const { deviceToken: _ios, ...row } = exported({ deviceType: 'android', installationId: 'b2f9e1c3a4d5', registrationId: 'fcm:token-1', vendor: 'fcm' });
     const installation = readInstallationRow(row);

@@ -6,6 +6,7 @@ import type { BusMessage, HandlerContext, OutgoingMessage } from '../../core/por
 import type { Store } from '../../core/ports/object-store.ts';
 import type { PushDoc } from '../../core/ports/push-store.ts';
 import { parseWhere } from '../../query/parse-query.ts';
+import { withTokenCaseInWhere } from '../../devices/device-token-case.ts';
 import { planInstallationScan, type ScanPlan } from '../../devices/installation-scan.ts';
 import { decodeRequest, encodeMessage, taskKey, type PushTaskMessage, type TaskScope } from '../push-messages.ts';
 import type { PushSpec } from '../push-spec.ts';
@@ -95,7 +96,7 @@ export class FanOut {
       }
       return tasks;
     }
-    const where = parseWhere(target.where ?? undefined);
+    const where = withTokenCaseInWhere(parseWhere(target.where ?? undefined));
     const plan = planInstallationScan(where);
     const installations = this.#deps.store.installations;
     if (spec.environment === 'dev' && target.platforms.includes('ios')) {

@@ -39,20 +39,29 @@ function readDeviceIds(value: unknown, deviceType: Platform): string[] {
   if (!Array.isArray(value)) fail(ErrorCode.invalidType, 'device_ids must be an array of strings');
   if (value.length === 0) fail(ErrorCode.missingRequiredKey, 'device_ids must list at least one device');
   if (value.length > maxDeviceIds) fail(ErrorCode.internal, `device_ids lists more than ${maxDeviceIds} devices`);
-  // A hex token names one device whatever its case: the first spelling given is kept.
-  const ids = new Map<string, string>();
+  // A hex token names one device whatever its case: iOS ids are read in lower case, as installations keep them.
+  const ids = new Set<string>();
   for (const item of value) {
     if (typeof item !== 'string') fail(ErrorCode.invalidType, 'device_ids must be an array of strings');
     checkDeviceId(item, deviceType);
-    const key = deviceType === 'ios' ? item.toLowerCase() : item;
-    if (!ids.has(key)) ids.set(key, item);
+    ids.add(deviceType === 'ios' ? normalIosToken(item) : item);
   }
-  return [...ids.values()];
+  return [...ids];
 }
 
 /** Whether a value is an APNs device token as pushes accept it: 64 to 200 hex digits, either case. */
 export function isIosDeviceToken(value: unknown): value is string {
   return typeof value === 'string' && deviceTokenPattern.test(value);
+}
+
+/**
+ * An APNs device token as Herald keeps and looks it up: in lower case.
+ * Tokens are hex, so their case means nothing, and a device whose SDK sends
+ * its token in upper case one day and lower case the next stays one device.
+ * Anything that is not an iOS token is answered as it is.
+ */
+export function normalIosToken(token: string): string {
+  return isIosDeviceToken(token) ? token.toLowerCase() : token;
 }
 
 /** Whether a value is an Android installationId as pushes accept it: 1 to 128 characters, no spaces or control characters. */

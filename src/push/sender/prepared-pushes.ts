@@ -1,3 +1,4 @@
+import { withTokenCaseInWhere } from '../../devices/device-token-case.ts';
 import { parseWhere } from '../../query/parse-query.ts';
 import type { Condition } from '../../query/query.ts';
 import { buildApnsTemplate, type ApnsTemplate } from '../payload/apns-template.ts';
@@ -36,7 +37,8 @@ export class PreparedPushes {
 }
 
 function prepare(spec: PushSpec): PreparedPush {
-  const where = spec.target.kind === 'query' ? parseWhere(spec.target.where ?? undefined) : null;
+  // iOS tokens are stored in lower case; a where naming one in upper case still finds its device.
+  const where = spec.target.kind === 'query' ? withTokenCaseInWhere(parseWhere(spec.target.where ?? undefined)) : null;
   let apns: ApnsTemplate | undefined;
   let fcm: FcmTemplate | undefined;
   return {

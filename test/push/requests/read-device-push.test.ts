@@ -39,10 +39,11 @@ describe('readDevicePush', () => {
 
   it.each<[string, Record<string, unknown>, DeviceTarget]>([
     [
-      'iOS tokens in upper and lower case, duplicates (whatever their case) once, in order, as first spelled',
+      'iOS tokens in upper and lower case, in lower case as installations keep them, duplicates (whatever their case) once, in order',
       { device_type: 'ios', device_ids: [token(2), token(1).toUpperCase(), token(2), token(1), token(2).toUpperCase()] },
-      { kind: 'devices', deviceType: 'ios', ids: [token(2), token(1).toUpperCase()] },
+      { kind: 'devices', deviceType: 'ios', ids: [token(2), token(1)] },
     ],
+    ['an iOS token with letters in upper case, in lower case', { device_type: 'ios', device_ids: ['AB'.repeat(32), 'ab'.repeat(32)] }, { kind: 'devices', deviceType: 'ios', ids: ['ab'.repeat(32)] }],
     ['a 100-byte iOS token', { device_type: 'ios', device_ids: ['ab'.repeat(100)] }, { kind: 'devices', deviceType: 'ios', ids: ['ab'.repeat(100)] }],
     [
       'Android installationIds',
