@@ -6,6 +6,13 @@ export interface SliceRow {
   final: boolean;
 }
 
+/**
+ * Most distinct `errorReasons` keys a record shows, `Other` included;
+ * further ones add to `Other`. The sender writes only the documented reasons (well below this),
+ * so the cap only bounds rows from before reasons were bounded, or a bad writer.
+ */
+export const maxReasonKeys = 128;
+
 export function emptyPushCounts(): PushCounts {
   return { devices: 0, successes: 0, errors: 0, invalidTokens: 0, iosSuccesses: 0, androidSuccesses: 0, errorReasons: {} };
 }
@@ -20,7 +27,7 @@ export function parsePushCounts(json: string): PushCounts {
     counts[field] = finite(source[field]);
   }
   if (typeof source.errorReasons === 'object' && source.errorReasons !== null) {
-    for (const [reason, count] of Object.entries(source.errorReasons)) counts.errorReasons[reason] = finite(count);
+    for (const [reason, count] of Object.entries(source.errorReasons)) addReason(counts.errorReasons, reason, finite(count));
   }
   return counts;
 }
@@ -41,12 +48,19 @@ export function withTotals(record: PushDoc, rows: Iterable<SliceRow>): PushDoc {
     total.invalidTokens += row.counts.invalidTokens;
     total.iosSuccesses += row.counts.iosSuccesses;
     total.androidSuccesses += row.counts.androidSuccesses;
-    for (const [reason, count] of Object.entries(row.counts.errorReasons)) total.errorReasons[reason] = (total.errorReasons[reason] ?? 0) + count;
+    for (const [reason, count] of Object.entries(row.counts.errorReasons)) addReason(total.errorReasons, reason, count);
     if (row.final) finalSlices += 1;
   }
   const done = record.status === 'in-queue' && typeof record.expectedTasks === 'number' && finalSlices >= record.expectedTasks;
   const derived = record[gaveUpField] === true ? 'Error' : done ? 'done' : undefined;
   return { ...record, ...total, ...(derived === undefined ? {} : { status: derived }) };
+}
+
+/** Adds `count` to `reason`, or to `Other` once `reasons` holds `maxReasonKeys` keys with `Other`. */
+function addReason(reasons: Record<string, number>, reason: string, count: number): void {
+  const held = Object.hasOwn(reasons, reason);
+  const key = held || reason === 'Other' || Object.keys(reasons).length < maxReasonKeys - 1 ? reason : 'Other';
+  reasons[key] = (Object.hasOwn(reasons, key) ? (reasons[key] as number) : 0) + count;
 }
 
 function finite(value: unknown): number {

@@ -2,12 +2,13 @@ import type { Clock } from '../../core/clock.ts';
 import { compileApnsClientOptions, type ApnsClientOptions, type ApnsEnvironment } from './apns-client-options.ts';
 import { ApnsProviderToken } from './apns-provider-token.ts';
 import { authorizationOutcome } from './authorization-source.ts';
-import { classifyApnsResponse, readApnsError } from './classify-apns-response.ts';
+import { classifyApnsResponse, readApnsError, type ApnsError } from './classify-apns-response.ts';
+import { noAnswerOutcome } from './delivery-reasons.ts';
 import { delivered, type ApnsDelivery, type DeliveryOutcome, type GatewayClient } from './delivery.ts';
 import { createGatewayTransport } from './create-gateway-transport.ts';
 import type { GatewayAnswer, GatewayRequest, GatewayTransport } from './gateway-transport.ts';
 import { parseRetryAfter } from './retry-after.ts';
-import { transportOutcome } from './transport-failure.ts';
+import { UnknownReasonLog } from './unknown-reason-log.ts';
 
 /** Reasons after which a fresh provider token may succeed where the old one failed. */
 const tokenRejections = new Set(['ExpiredProviderToken', 'InvalidProviderToken']);
@@ -27,6 +28,7 @@ export class ApnsClient implements GatewayClient<ApnsDelivery> {
   readonly #pool: GatewayTransport;
   readonly #token: ApnsProviderToken | undefined;
   readonly #clock: Clock;
+  readonly #unknownReasons: UnknownReasonLog;
 
   constructor(options: ApnsClientOptions) {
     const compiled = compileApnsClientOptions(options);
@@ -34,6 +36,7 @@ export class ApnsClient implements GatewayClient<ApnsDelivery> {
     this.endpoint = compiled.endpoint;
     this.defaultTopic = compiled.defaultTopic;
     this.#clock = compiled.clock;
+    this.#unknownReasons = new UnknownReasonLog({ gateway: 'apns', logger: compiled.logger, clock: compiled.clock });
     this.#pool = createGatewayTransport(compiled.transport, {
       gateway: 'apns',
       origin: compiled.endpoint,
@@ -79,7 +82,7 @@ export class ApnsClient implements GatewayClient<ApnsDelivery> {
     if (exchange.status !== 403) return this.#outcome(exchange);
 
     const error = readApnsError(exchange.body);
-    if (error.reason === undefined || !tokenRejections.has(error.reason) || !token.reject(authorization)) return classifyApnsResponse(403, error);
+    if (error.reason === undefined || !tokenRejections.has(error.reason) || !token.reject(authorization)) return this.#classify(403, error, exchange.body, undefined);
     try {
       authorization = await token.refresh();
     } catch (refreshError) {
@@ -95,9 +98,21 @@ export class ApnsClient implements GatewayClient<ApnsDelivery> {
 
   #outcome(exchange: GatewayAnswer): DeliveryOutcome {
     if (exchange.status === 200) return delivered;
-    if (exchange.failure !== undefined) return transportOutcome(exchange.failure);
+    const failure = exchange.failure;
+    if (failure !== undefined) {
+      const outcome = noAnswerOutcome(failure);
+      if (outcome.kind !== 'delivered' && outcome.reason === 'Other') this.#unknownReasons.failure(failure.reason);
+      return outcome;
+    }
     const retryAfterMs = parseRetryAfter(exchange.header('retry-after'), this.#clock.now());
-    return classifyApnsResponse(exchange.status, readApnsError(exchange.body), retryAfterMs);
+    return this.#classify(exchange.status, readApnsError(exchange.body), exchange.body, retryAfterMs);
+  }
+
+  /** Classifies an answer; one whose reason reads as Other has its words logged. */
+  #classify(status: number, error: ApnsError, body: Buffer | undefined, retryAfterMs: number | undefined): DeliveryOutcome {
+    const outcome = classifyApnsResponse(status, error, retryAfterMs);
+    if (outcome.kind !== 'delivered' && outcome.reason === 'Other') this.#unknownReasons.answer(status, error.reason, body);
+    return outcome;
   }
 }
 

@@ -1,3 +1,4 @@
+import type { DeliveryReason } from './delivery-reasons.ts';
 import type { DeliveryOutcome } from './delivery.ts';
 
 /**
@@ -20,10 +21,10 @@ export interface AuthorizationSource {
 
 /** Why no authorization could be had; `retryable` when the token endpoint may answer later. */
 export class AuthorizationError extends Error {
-  readonly reason: string;
+  readonly reason: DeliveryReason;
   readonly retryable: boolean;
 
-  constructor(reason: string, message: string, options: { retryable: boolean; cause?: unknown }) {
+  constructor(reason: DeliveryReason, message: string, options: { retryable: boolean; cause?: unknown }) {
     super(message, { cause: options.cause });
     this.name = 'AuthorizationError';
     this.reason = reason;
@@ -32,7 +33,7 @@ export class AuthorizationError extends Error {
 }
 
 /** The outcome of a delivery that could not get an authorization header. */
-export function authorizationOutcome(error: unknown, fallbackReason: string): DeliveryOutcome {
+export function authorizationOutcome(error: unknown, fallbackReason: DeliveryReason): DeliveryOutcome {
   if (error instanceof AuthorizationError) return error.retryable ? { kind: 'retry', reason: error.reason } : { kind: 'failed', reason: error.reason };
   return { kind: 'failed', reason: fallbackReason };
 }

@@ -1,7 +1,9 @@
+import { reasonOf, type ReasonOf } from './delivery-reasons.ts';
 import { delivered, type DeliveryOutcome } from './delivery.ts';
 
 /** The error body of an APNs answer: `{"reason": "...", "timestamp": <ms>}` (timestamp on 410 only). */
 export interface ApnsError {
+  /** The reason word as APNs (or whatever answered) sent it; bounded only by the error body's size. */
   reason: string | undefined;
   timestamp: number | undefined;
 }
@@ -9,35 +11,50 @@ export interface ApnsError {
 type Verdict = 'invalid-token' | 'unregistered' | 'retry' | 'failed';
 
 /**
- * The one table from APNs reasons to outcomes (docs/push-engine.md). A reason
- * not listed here is judged by its status: 410 unregistered, 429 and 5xx
- * retry, everything else failed with the reason.
+ * The one table from APNs reasons to outcomes (docs/push-engine.md), a
+ * verdict for every reason Apple documents. `Other` (a word Apple does not
+ * document) is judged by its status: 410 unregistered, 429 and 5xx retry,
+ * everything else failed.
  */
-const verdictByReason: Readonly<Record<string, Verdict>> = {
+const verdictByReason: Readonly<Record<ReasonOf<'apns'>, Verdict>> = {
+  BadCollapseId: 'failed',
   BadDeviceToken: 'invalid-token',
+  BadExpirationDate: 'failed',
+  BadMessageId: 'failed',
+  BadPriority: 'failed',
+  BadTopic: 'failed',
   DeviceTokenNotForTopic: 'invalid-token',
-  Unregistered: 'unregistered',
-  ExpiredToken: 'unregistered',
-  TooManyRequests: 'retry',
-  TooManyProviderTokenUpdates: 'retry',
+  DuplicateHeaders: 'failed',
   // Sent with a GOAWAY when APNs closes an idle connection.
   IdleTimeout: 'retry',
-  InternalServerError: 'retry',
-  ServiceUnavailable: 'retry',
-  Shutdown: 'retry',
-  PayloadTooLarge: 'failed',
-  BadTopic: 'failed',
+  InvalidPushType: 'failed',
+  MissingDeviceToken: 'failed',
   MissingTopic: 'failed',
+  PayloadEmpty: 'failed',
   TopicDisallowed: 'failed',
   BadCertificate: 'failed',
   BadCertificateEnvironment: 'failed',
   ExpiredProviderToken: 'failed',
+  Forbidden: 'failed',
   InvalidProviderToken: 'failed',
   MissingProviderToken: 'failed',
+  UnrelatedKeyIdInToken: 'failed',
+  BadEnvironmentKeyInToken: 'failed',
+  BadPath: 'failed',
+  MethodNotAllowed: 'failed',
+  ExpiredToken: 'unregistered',
+  Unregistered: 'unregistered',
+  PayloadTooLarge: 'failed',
+  TooManyProviderTokenUpdates: 'retry',
+  TooManyRequests: 'retry',
+  InternalServerError: 'retry',
+  ServiceUnavailable: 'retry',
+  Shutdown: 'retry',
+  BadRequest: 'failed',
 };
 
-/** Reasons for answers without a readable body. */
-const reasonByStatus: Readonly<Record<number, string>> = {
+/** Reasons for answers without a readable body: Apple's name for the status, or Herald's `BadRequest`. */
+const reasonByStatus: Readonly<Record<number, ReasonOf<'apns'>>> = {
   400: 'BadRequest',
   403: 'Forbidden',
   404: 'BadPath',
@@ -63,11 +80,21 @@ export function readApnsError(body: Buffer | undefined): ApnsError {
   }
 }
 
+/**
+ * The documented reason of an APNs answer: its reason word when Apple
+ * documents it, a word Apple does not document as `Other`, no word as the
+ * status's name (`Other` for a status without one).
+ */
+export function apnsReason(status: number, error: ApnsError): ReasonOf<'apns'> | 'Other' {
+  if (error.reason !== undefined) return reasonOf('apns', error.reason);
+  return reasonByStatus[status] ?? 'Other';
+}
+
 /** Classifies one APNs answer. `retryAfterMs` comes from a `Retry-After` header, if any. */
 export function classifyApnsResponse(status: number, error: ApnsError, retryAfterMs?: number): DeliveryOutcome {
   if (status === 200) return delivered;
-  const reason = error.reason ?? reasonByStatus[status] ?? `Http${status}`;
-  switch (verdictByReason[reason] ?? verdictByStatus(status)) {
+  const reason = apnsReason(status, error);
+  switch (reason === 'Other' ? verdictByStatus(status) : verdictByReason[reason]) {
     case 'invalid-token':
       return { kind: 'invalid-token', reason, unregistered: false };
     case 'unregistered':

@@ -1,6 +1,7 @@
+import { reasonOf, type ReasonOf } from './delivery-reasons.ts';
 import { delivered, type DeliveryOutcome } from './delivery.ts';
 
-/** What an FCM error body says: `{error: {code, message, status, details: [...]}}`. */
+/** What an FCM error body says: `{error: {code, message, status, details: [...]}}`; its words as sent, unbounded. */
 export interface FcmError {
   /** Canonical status, e.g. `NOT_FOUND`, `INVALID_ARGUMENT`. */
   status: string | undefined;
@@ -12,7 +13,19 @@ export interface FcmError {
 
 const fcmErrorType = 'type.googleapis.com/google.firebase.fcm.v1.FcmError';
 const badRequestType = 'type.googleapis.com/google.rpc.BadRequest';
-const retryCodes = new Set(['QUOTA_EXCEEDED', 'UNAVAILABLE', 'INTERNAL']);
+const retryCodes: ReadonlySet<string> = new Set<ReasonOf<'fcm'>>(['QUOTA_EXCEEDED', 'UNAVAILABLE', 'INTERNAL']);
+
+/** Reasons for answers without an error body: the canonical status Google's APIs answer with that HTTP status alone. */
+const reasonByStatus: Readonly<Record<number, ReasonOf<'fcm'>>> = {
+  401: 'UNAUTHENTICATED',
+  403: 'PERMISSION_DENIED',
+  404: 'NOT_FOUND',
+  429: 'RESOURCE_EXHAUSTED',
+  500: 'INTERNAL',
+  501: 'UNIMPLEMENTED',
+  503: 'UNAVAILABLE',
+  504: 'DEADLINE_EXCEEDED',
+};
 
 /** Reads an FCM error body; missing or malformed parts are undefined. */
 export function readFcmError(body: Buffer | undefined): FcmError {
@@ -36,20 +49,30 @@ export function readFcmError(body: Buffer | undefined): FcmError {
 }
 
 /**
+ * The documented reason of an FCM answer: its errorCode, else its canonical
+ * status, else the status's name, each as documented or else `Other`.
+ */
+export function fcmReason(status: number, error: FcmError): ReasonOf<'fcm'> | 'Other' {
+  const word = error.errorCode ?? error.status;
+  if (word !== undefined) return reasonOf('fcm', word);
+  return reasonByStatus[status] ?? 'Other';
+}
+
+/**
  * Classifies one FCM answer (docs/push-engine.md): UNREGISTERED removes the
  * installation; an INVALID_ARGUMENT about the token and SENDER_ID_MISMATCH are
- * invalid tokens; 429, 500 and 503 (QUOTA_EXCEEDED, INTERNAL, UNAVAILABLE) and
- * any other 5xx are retried; the rest fail with FCM's errorCode or status.
+ * invalid tokens; 429 and any 5xx are retried, and so is QUOTA_EXCEEDED,
+ * INTERNAL or UNAVAILABLE whatever the status; the rest fail.
  */
 export function classifyFcmResponse(status: number, error: FcmError, retryAfterMs?: number): DeliveryOutcome {
   if (status === 200) return delivered;
-  const reason = error.errorCode ?? error.status ?? `Http${status}`;
+  const reason = fcmReason(status, error);
   if (error.errorCode === 'UNREGISTERED') return { kind: 'invalid-token', reason, unregistered: true };
   if (error.errorCode === 'SENDER_ID_MISMATCH') return { kind: 'invalid-token', reason, unregistered: false };
-  if (status === 400 && (error.errorCode ?? error.status) === 'INVALID_ARGUMENT' && error.aboutToken) {
+  if (status === 400 && reason === 'INVALID_ARGUMENT' && error.aboutToken) {
     return { kind: 'invalid-token', reason, unregistered: false };
   }
-  if (status === 429 || status >= 500 || (error.errorCode !== undefined && retryCodes.has(error.errorCode))) {
+  if (status === 429 || status >= 500 || retryCodes.has(reason)) {
     return retryAfterMs === undefined ? { kind: 'retry', reason } : { kind: 'retry', reason, retryAfterMs };
   }
   return { kind: 'failed', reason };

@@ -1,13 +1,14 @@
 import type { Clock } from '../../core/clock.ts';
 import { authorizationOutcome, type AuthorizationSource } from './authorization-source.ts';
-import { classifyFcmResponse, readFcmError } from './classify-fcm-response.ts';
+import { classifyFcmResponse, readFcmError, type FcmError } from './classify-fcm-response.ts';
+import { noAnswerOutcome } from './delivery-reasons.ts';
 import { delivered, type DeliveryOutcome, type FcmDelivery, type GatewayClient } from './delivery.ts';
 import { FcmAccessToken } from './fcm-access-token.ts';
 import { compileFcmClientOptions, type FcmClientOptions } from './fcm-client-options.ts';
 import { createGatewayTransport } from './create-gateway-transport.ts';
 import type { GatewayAnswer, GatewayRequest, GatewayTransport } from './gateway-transport.ts';
 import { parseRetryAfter } from './retry-after.ts';
-import { transportOutcome } from './transport-failure.ts';
+import { UnknownReasonLog } from './unknown-reason-log.ts';
 
 /**
  * Sends messages to FCM HTTP v1 (`POST /v1/projects/<id>/messages:send`)
@@ -21,6 +22,7 @@ export class FcmClient implements GatewayClient<FcmDelivery> {
   readonly #pool: GatewayTransport;
   readonly #accessToken: AuthorizationSource;
   readonly #clock: Clock;
+  readonly #unknownReasons: UnknownReasonLog;
   readonly #path: string;
   /** Every request carries the same headers until the token changes, so they are built once per token. */
   #headers: { authorization: string; list: readonly string[] } | undefined;
@@ -30,6 +32,7 @@ export class FcmClient implements GatewayClient<FcmDelivery> {
     this.projectId = compiled.account.projectId;
     this.endpoint = compiled.endpoint;
     this.#clock = compiled.clock;
+    this.#unknownReasons = new UnknownReasonLog({ gateway: 'fcm', logger: compiled.logger, clock: compiled.clock });
     this.#path = `/v1/projects/${encodeURIComponent(compiled.account.projectId)}/messages:send`;
     this.#pool = createGatewayTransport(compiled.transport, {
       gateway: 'fcm',
@@ -70,7 +73,7 @@ export class FcmClient implements GatewayClient<FcmDelivery> {
     if (exchange.status !== 401) return this.#outcome(exchange);
 
     const error = readFcmError(exchange.body);
-    if (error.errorCode === 'THIRD_PARTY_AUTH_ERROR' || !this.#accessToken.reject(authorization)) return classifyFcmResponse(401, error);
+    if (error.errorCode === 'THIRD_PARTY_AUTH_ERROR' || !this.#accessToken.reject(authorization)) return this.#classify(401, error, exchange.body, undefined);
     try {
       authorization = await this.#accessToken.refresh();
     } catch (refreshError) {
@@ -95,8 +98,20 @@ export class FcmClient implements GatewayClient<FcmDelivery> {
 
   #outcome(exchange: GatewayAnswer): DeliveryOutcome {
     if (exchange.status === 200) return delivered;
-    if (exchange.failure !== undefined) return transportOutcome(exchange.failure);
+    const failure = exchange.failure;
+    if (failure !== undefined) {
+      const outcome = noAnswerOutcome(failure);
+      if (outcome.kind !== 'delivered' && outcome.reason === 'Other') this.#unknownReasons.failure(failure.reason);
+      return outcome;
+    }
     const retryAfterMs = parseRetryAfter(exchange.header('retry-after'), this.#clock.now());
-    return classifyFcmResponse(exchange.status, readFcmError(exchange.body), retryAfterMs);
+    return this.#classify(exchange.status, readFcmError(exchange.body), exchange.body, retryAfterMs);
+  }
+
+  /** Classifies an answer; one whose reason reads as Other has its words logged. */
+  #classify(status: number, error: FcmError, body: Buffer | undefined, retryAfterMs: number | undefined): DeliveryOutcome {
+    const outcome = classifyFcmResponse(status, error, retryAfterMs);
+    if (outcome.kind !== 'delivered' && outcome.reason === 'Other') this.#unknownReasons.answer(status, error.errorCode ?? error.status, body);
+    return outcome;
   }
 }

@@ -5,6 +5,7 @@ import type { InstallationStore } from '../../core/ports/installation-store.ts';
 import type { StoredObject } from '../../core/ports/object-store.ts';
 import type { ApnsEnvironment } from '../gateways/apns-client-options.ts';
 import { deliverWithRetry, type RetryPolicy } from '../gateways/deliver-with-retry.ts';
+import type { DeliveryReason } from '../gateways/delivery-reasons.ts';
 import type { ApnsDelivery, DeliveryOutcome, GatewayClient, GatewayName } from '../gateways/delivery.ts';
 import type { GatewayMetrics } from '../gateways/gateway-metrics.ts';
 import type { PushGateways } from '../gateways/push-gateways.ts';
@@ -83,7 +84,7 @@ export class DeviceDeliveries {
   }
 
   /** A device that could not be sent to: counted as an error with the reason. */
-  notSent(slice: SliceContext, gateway: GatewayName, reason: string): void {
+  notSent(slice: SliceContext, gateway: GatewayName, reason: DeliveryReason): void {
     this.#notSent(slice, gateway, reason);
   }
 
@@ -111,7 +112,7 @@ export class DeviceDeliveries {
     return { gateway: client.gateway, send: (delivery) => (clock.now() >= expiresAt ? Promise.resolve(expired) : client.send(delivery)) };
   }
 
-  #notSent(slice: SliceContext, gateway: GatewayName, reason: string): void {
+  #notSent(slice: SliceContext, gateway: GatewayName, reason: DeliveryReason): void {
     slice.counts.fail(reason);
     slice.tally.add(gateway, 'not-sent');
   }

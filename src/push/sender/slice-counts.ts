@@ -1,4 +1,5 @@
 import type { PushCounts } from '../../core/ports/push-store.ts';
+import type { DeliveryReason } from '../gateways/delivery-reasons.ts';
 import type { DeliveryOutcome } from '../gateways/delivery.ts';
 import type { Platform } from '../requests/push-request.ts';
 
@@ -12,7 +13,7 @@ export class SliceCounts {
   androidSuccesses = 0;
   readonly errorReasons: Record<string, number> = {};
 
-  /** One device's final outcome. */
+  /** One device's final outcome; its reason is one of the documented set, classified where the answer was read. */
   add(platform: Platform, outcome: DeliveryOutcome): void {
     switch (outcome.kind) {
       case 'delivered':
@@ -25,12 +26,13 @@ export class SliceCounts {
         this.#reason(outcome.reason);
         return;
       default:
-        this.fail(outcome.reason);
+        this.errors += 1;
+        this.#reason(outcome.reason);
     }
   }
 
   /** A device that could not be sent to at all (no token, no credentials, expired). */
-  fail(reason: string, count = 1): void {
+  fail(reason: DeliveryReason, count = 1): void {
     this.errors += count;
     this.#reason(reason, count);
   }

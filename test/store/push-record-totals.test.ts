@@ -1,0 +1,27 @@
+import { describe, expect, it } from 'vitest';
+import type { PushDoc } from '../../src/core/ports/push-store.ts';
+import { emptyPushCounts, maxReasonKeys, parsePushCounts, withTotals } from '../../src/store/push-record-totals.ts';
+
+const manyReasons = (count: number, prefix: string): Record<string, number> => Object.fromEntries(Array.from({ length: count }, (_, n) => [`${prefix}${n}`, 1]));
+
+describe('push record totals', () => {
+  it('reads a row written with unbounded reasons as at most 128 keys, the rest added to Other', () => {
+    const counts = parsePushCounts(JSON.stringify({ errors: 500, errorReasons: { ...manyReasons(500, 'Word'), Other: 2 } }));
+    expect(Object.keys(counts.errorReasons)).toHaveLength(maxReasonKeys);
+    expect(Object.values(counts.errorReasons).reduce((sum, count) => sum + count, 0)).toBe(502);
+    expect(counts.errorReasons.Word0).toBe(1);
+  });
+
+  it('keeps the sum over rows within 128 keys, still adding to keys it holds', () => {
+    const row = (reasons: Record<string, number>) => ({ counts: { ...emptyPushCounts(), errorReasons: reasons }, final: true });
+    const total = withTotals({ objectId: 'p', status: 'in-queue' } as PushDoc, [row(manyReasons(100, 'A')), row(manyReasons(100, 'B')), row({ A0: 5, Unregistered: 3 })]);
+    const reasons = total.errorReasons as Record<string, number>;
+    expect(Object.keys(reasons)).toHaveLength(maxReasonKeys);
+    expect(reasons.A0).toBe(6);
+    expect(reasons.Other).toBe(100 + 100 + 3 - (maxReasonKeys - 1));
+  });
+
+  it('adds the counts of a word that is a property of every object, such as constructor, as a number', () => {
+    expect(parsePushCounts('{"errorReasons":{"constructor":2,"toString":1}}').errorReasons).toEqual({ constructor: 2, toString: 1 });
+  });
+});
