@@ -90,15 +90,21 @@ function logWithoutRepeatedKeys(this: PinoLogger, args: Parameters<PinoLogger['i
   }
   const bound = keysBoundTo(this);
   const own = fields as Record<string, unknown>;
-  const repeated = Object.keys(own).filter((key) => bound.has(key));
-  if (repeated.length === 0) {
+  let repeats = false;
+  for (const key in own) {
+    if (bound.has(key)) {
+      repeats = true;
+      break;
+    }
+  }
+  if (!repeats) {
     method.apply(this, args);
     return;
   }
   const rebound: Bindings = {};
   const remaining: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(own)) {
-    if (repeated.includes(key)) rebound[key] = value;
+    if (bound.has(key)) rebound[key] = value;
     else remaining[key] = value;
   }
   method.apply(this.child(rebound), [remaining, ...rest] as Parameters<PinoLogger['info']>);
