@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import type { PushDoc } from '../../src/core/ports/push-store.ts';
 import { emptyPushCounts, maxReasonKeys, parsePushCounts, withTotals } from '../../src/store/push-record-totals.ts';
 
 const manyReasons = (count: number, prefix: string): Record<string, number> => Object.fromEntries(Array.from({ length: count }, (_, n) => [`${prefix}${n}`, 1]));
@@ -14,7 +13,7 @@ describe('push record totals', () => {
 
   it('keeps the sum over rows within 128 keys, still adding to keys it holds', () => {
     const row = (reasons: Record<string, number>) => ({ counts: { ...emptyPushCounts(), errorReasons: reasons }, final: true });
-    const total = withTotals({ objectId: 'p', status: 'in-queue' } as PushDoc, [row(manyReasons(100, 'A')), row(manyReasons(100, 'B')), row({ A0: 5, Unregistered: 3 })]);
+    const total = withTotals({ objectId: 'p', createdAt: '', updatedAt: '', status: 'in-queue' }, [row(manyReasons(100, 'A')), row(manyReasons(100, 'B')), row({ A0: 5, Unregistered: 3 })]);
     const reasons = total.errorReasons as Record<string, number>;
     expect(Object.keys(reasons)).toHaveLength(maxReasonKeys);
     expect(reasons.A0).toBe(6);

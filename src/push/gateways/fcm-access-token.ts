@@ -1,8 +1,11 @@
 import { request } from 'node:https';
 import { SignJWT } from 'jose';
 import type { Clock } from '../../core/clock.ts';
+import type { Logger } from '../../core/logger.ts';
 import { AuthorizationError, type AuthorizationSource } from './authorization-source.ts';
+import { loggable } from './delivery-reasons.ts';
 import type { FcmServiceAccount } from './fcm-service-account.ts';
+import { LogThrottle } from './log-throttle.ts';
 
 export const fcmScope = 'https://www.googleapis.com/auth/firebase.messaging';
 const jwtBearerGrant = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
@@ -10,15 +13,37 @@ const jwtBearerGrant = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
 /** Posts a form to the token endpoint; injectable so tests can count or break calls. */
 export type TokenEndpointCall = (url: string, form: string) => Promise<{ status: number; body: string }>;
 
+/** Most bytes of a token endpoint's answer read; Google's is about 1 KiB. A longer one is refused. */
+export const maxTokenAnswerBytes = 64 * 1024;
+
+/** Why the token endpoint gave no usable answer, as a log line says it. */
+export class TokenEndpointError extends Error {
+  readonly why: 'timeout' | 'too-large';
+
+  constructor(why: 'timeout' | 'too-large', message: string) {
+    super(message);
+    this.name = 'TokenEndpointError';
+    this.why = why;
+  }
+}
+
 export interface FcmAccessTokenOptions {
   account: FcmServiceAccount;
   clock: Clock;
   /** PEM CAs for the token endpoint, as for the gateway; verification stays on. */
   ca?: string | Buffer;
-  /** Longest wait for the token endpoint; default 10 s. */
+  /** Longest wait for the token endpoint's whole answer: connection, headers and body; default 10 s. */
   requestTimeoutMs?: number;
-  /** After a failed refresh, callers get the same error for this long instead of a new call; default 1 s. */
+  /**
+   * After a failed refresh, callers get the same error for this long instead
+   * of a new call, doubled after each further failure up to `maxFailureHoldMs`;
+   * default 1 s.
+   */
   failureHoldMs?: number;
+  /** Longest hold after failures in a row; default 30 s. */
+  maxFailureHoldMs?: number;
+  /** Failed refreshes are logged at warn, one line a minute at most per kind of failure. */
+  logger?: Logger;
   /** Shortest time between refreshes forced by `reject`; default 60 s. */
   minForcedRefreshMs?: number;
   post?: TokenEndpointCall;
@@ -45,11 +70,15 @@ export class FcmAccessToken implements AuthorizationSource {
   #forced = false;
   #refreshing: Promise<string> | undefined;
   #failure: { error: AuthorizationError; until: number } | undefined;
+  /** Failed refreshes since the last success: the hold doubles with each. */
+  #failures = 0;
   #requests = 0;
+  readonly #logThrottle: LogThrottle;
 
   constructor(options: FcmAccessTokenOptions) {
     this.#options = options;
     this.#post = options.post ?? httpsPost(options.ca, options.requestTimeoutMs ?? 10_000);
+    this.#logThrottle = new LogThrottle({ intervalMs: 60_000, clock: options.clock });
   }
 
   /** Calls made to the token endpoint so far. */
@@ -102,7 +131,8 @@ export class FcmAccessToken implements AuthorizationSource {
       const form = new URLSearchParams({ grant_type: jwtBearerGrant, assertion }).toString();
       this.#requests++;
       const answer = await this.#post(account.tokenUri, form).catch((error: unknown) => {
-        throw new AuthorizationError('AccessTokenUnavailable', `token endpoint ${account.tokenUri} unreachable`, { retryable: true, cause: error });
+        const why = error instanceof TokenEndpointError ? error.message : `unreachable: ${error instanceof Error ? error.message : String(error)}`;
+        throw new AuthorizationError('AccessTokenUnavailable', `token endpoint ${account.tokenUri} ${why}`, { retryable: true, cause: error });
       });
       const { token, expiresInMs } = readTokenAnswer(answer, account.tokenUri);
       const now = clock.now();
@@ -113,15 +143,31 @@ export class FcmAccessToken implements AuthorizationSource {
       this.#stale = false;
       this.#forced = forced;
       this.#failure = undefined;
+      this.#failures = 0;
       return this.#value;
     } catch (error) {
       const failure =
         error instanceof AuthorizationError
           ? error
           : new AuthorizationError('AccessTokenUnavailable', `cannot get an FCM access token for ${account.clientEmail}`, { retryable: false, cause: error });
-      this.#failure = { error: failure, until: clock.now() + (this.#options.failureHoldMs ?? 1000) };
+      this.#failures += 1;
+      const holdMs = Math.min(this.#options.maxFailureHoldMs ?? 30_000, (this.#options.failureHoldMs ?? 1000) * 2 ** (this.#failures - 1));
+      this.#failure = { error: failure, until: clock.now() + holdMs };
+      this.#logFailure(failure, holdMs);
       throw failure;
     }
+  }
+
+  /** One warn line per kind of failure and minute, saying why and when the endpoint is asked again. */
+  #logFailure(failure: AuthorizationError, holdMs: number): void {
+    const logger = this.#options.logger;
+    if (logger === undefined) return;
+    const heldBack = this.#logThrottle.admit(failureKind(failure));
+    if (heldBack === undefined) return;
+    logger.warn(
+      { reason: failure.reason, why: failure.message, failuresInARow: this.#failures, nextTryInMs: holdMs, heldBack },
+      'cannot get an FCM access token: deliveries to FCM wait and are retried',
+    );
   }
 
   #assertion(): Promise<string> {
@@ -148,33 +194,55 @@ function readTokenAnswer(answer: { status: number; body: string }, tokenUri: str
   if (answer.status === 200 && typeof parsed.access_token === 'string' && typeof parsed.expires_in === 'number' && parsed.expires_in > 0) {
     return { token: parsed.access_token, expiresInMs: parsed.expires_in * 1000 };
   }
-  const oauthError = typeof parsed.error === 'string' ? parsed.error : `HTTP ${answer.status}`;
   // 4xx (invalid_grant: a wrong or revoked key, a skewed clock) will not heal by asking again soon.
   const retryable = answer.status === 200 || answer.status === 429 || answer.status >= 500;
-  throw new AuthorizationError(retryable ? 'AccessTokenUnavailable' : 'AccessTokenRefused', `token endpoint ${tokenUri} answered ${oauthError}`, { retryable });
+  const excerpt = loggable(answer.body.replace(/\s+/g, ' ').trim());
+  throw new AuthorizationError(retryable ? 'AccessTokenUnavailable' : 'AccessTokenRefused', `token endpoint ${tokenUri} answered ${answer.status}: ${excerpt}`, { retryable });
 }
 
-/** The default token endpoint call: HTTPS with the configured CAs, certificate verification on. */
+/** What a failed refresh is throttled by: the same kind of failure again within a minute makes no new line. */
+function failureKind(failure: AuthorizationError): string {
+  const cause = failure.cause;
+  if (cause instanceof TokenEndpointError) return cause.why;
+  return `${failure.reason} ${/ answered (\d+)/.exec(failure.message)?.[1] ?? 'unreachable'}`;
+}
+
+/**
+ * The default token endpoint call: HTTPS with the configured CAs, certificate
+ * verification on. The whole answer (connection, headers, body) must come
+ * within `timeoutMs` and hold at most `maxTokenAnswerBytes`: a peer that
+ * trickles or streams without end is cut off, not waited for or buffered.
+ */
 function httpsPost(ca: string | Buffer | undefined, timeoutMs: number): TokenEndpointCall {
   return (url, form) =>
     new Promise((resolve, reject) => {
-      const req = request(
-        url,
-        {
-          method: 'POST',
-          ...(ca === undefined ? {} : { ca }),
-          headers: { 'content-type': 'application/x-www-form-urlencoded', 'content-length': Buffer.byteLength(form) },
-          timeout: timeoutMs,
-        },
-        (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (chunk: Buffer) => chunks.push(chunk));
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
-          res.on('error', reject);
-        },
-      );
-      req.on('timeout', () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));
-      req.on('error', reject);
+      const req = request(url, {
+        method: 'POST',
+        ...(ca === undefined ? {} : { ca }),
+        headers: { 'content-type': 'application/x-www-form-urlencoded', 'content-length': Buffer.byteLength(form) },
+      });
+      const fail = (error: Error): void => {
+        clearTimeout(deadline);
+        req.destroy();
+        reject(error);
+      };
+      const deadline = setTimeout(() => fail(new TokenEndpointError('timeout', `gave no whole answer within ${timeoutMs} ms`)), timeoutMs);
+      req.on('response', (res) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        res.on('data', (chunk: Buffer) => {
+          size += chunk.length;
+          if (size > maxTokenAnswerBytes) return fail(new TokenEndpointError('too-large', `answered more than ${maxTokenAnswerBytes} bytes`));
+          chunks.push(chunk);
+        });
+        res.on('end', () => {
+          clearTimeout(deadline);
+          resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') });
+        });
+        res.on('error', fail);
+        res.on('close', () => fail(new Error('connection closed before the answer ended')));
+      });
+      req.on('error', fail);
       req.end(form);
     });
 }

@@ -46,7 +46,7 @@ export class FcmClient implements GatewayClient<FcmDelivery> {
     });
     this.#accessToken =
       compiled.accessToken ??
-      new FcmAccessToken({ account: compiled.account, clock: compiled.clock, ca: compiled.ca, requestTimeoutMs: compiled.requestTimeoutMs });
+      new FcmAccessToken({ account: compiled.account, clock: compiled.clock, ca: compiled.ca, requestTimeoutMs: compiled.requestTimeoutMs, logger: compiled.logger });
   }
 
   get inFlight(): number {

@@ -28,6 +28,28 @@ export type FcmAnswer =
   | { errorCode: keyof typeof errorCodes | (string & {}); retryAfter?: number | string; delayMs?: number }
   | { stall: true };
 
+/**
+ * How the token endpoint answers: as Google does, or as a broken or hostile
+ * one would: a valid answer one byte at a time, a body that never ends, an
+ * error status with a body, or nothing at all.
+ */
+export type TokenEndpointBehaviour =
+  | { kind: 'normal' }
+  | { kind: 'trickle'; intervalMs: number }
+  | { kind: 'stream' }
+  | { kind: 'error'; status: number; body: string }
+  | { kind: 'hang' };
+
+/** What the token endpoint did, whatever its behaviour. */
+export interface TokenEndpointStats {
+  /** Requests received. */
+  requests: number;
+  /** Body bytes written to answers. */
+  bytesSent: number;
+  /** Answers still open (not ended, not closed by the client). */
+  open: number;
+}
+
 /** One `messages:send` request the fake received. */
 export interface FcmRequestRecord {
   token: string;
@@ -104,6 +126,8 @@ export class FakeFcm {
   readonly #sessions = new Map<ServerHttp2Session, SessionState>();
   readonly #sockets = new Set<Socket>();
   #tokenRequests = 0;
+  #tokenBehaviour: TokenEndpointBehaviour = { kind: 'normal' };
+  readonly #tokenStats: TokenEndpointStats = { requests: 0, bytesSent: 0, open: 0 };
   #tokenWaiters: { count: number; resolve: () => void }[] = [];
   #sessionCount = 0;
   #goaways = 0;
@@ -159,6 +183,15 @@ export class FakeFcm {
   untilTokenRequests(count: number): Promise<void> {
     if (this.#tokenRequests >= count) return Promise.resolve();
     return new Promise((resolve) => this.#tokenWaiters.push({ count, resolve }));
+  }
+
+  /** Makes the token endpoint answer as `behaviour` from now on. */
+  setTokenEndpoint(behaviour: TokenEndpointBehaviour): void {
+    this.#tokenBehaviour = behaviour;
+  }
+
+  get tokenEndpointStats(): TokenEndpointStats {
+    return { ...this.#tokenStats };
   }
 
   /** HTTP/2 sessions opened (the token endpoint's HTTP/1.1 connections not counted). */
@@ -260,9 +293,61 @@ export class FakeFcm {
     req.on('end', () => {
       const body = Buffer.concat(chunks);
       const path = req.url ?? '';
-      if (path === '/token') this.#token(req, res, body);
+      if (path === '/token') this.#tokenEndpoint(req, res, body);
       else this.#send(req, res, body, path);
     });
+  }
+
+  /** The token endpoint as its behaviour says. */
+  #tokenEndpoint(req: Request, res: Response, body: Buffer): void {
+    const stats = this.#tokenStats;
+    const behaviour = this.#tokenBehaviour;
+    stats.requests += 1;
+    stats.open += 1;
+    let open = true;
+    const ended = (): void => {
+      if (!open) return;
+      open = false;
+      stats.open -= 1;
+    };
+    res.once('close', ended);
+    res.once('finish', ended);
+    const plain = res as ServerResponse;
+    switch (behaviour.kind) {
+      case 'normal':
+        return this.#token(req, res, body);
+      case 'hang':
+        return;
+      case 'error':
+        plain.writeHead(behaviour.status, { 'content-type': 'application/json' });
+        stats.bytesSent += Buffer.byteLength(behaviour.body);
+        plain.end(behaviour.body);
+        return;
+      case 'trickle': {
+        const text = Buffer.from(JSON.stringify({ access_token: `ya29.fake-${randomBytes(24).toString('base64url')}`, expires_in: 3599, token_type: 'Bearer' }));
+        plain.writeHead(200, { 'content-type': 'application/json', 'content-length': text.length });
+        let at = 0;
+        const timer = setInterval(() => {
+          if (!open || at >= text.length) return clearInterval(timer);
+          stats.bytesSent += 1;
+          plain.write(text.subarray(at, (at += 1)));
+        }, behaviour.intervalMs);
+        res.once('close', () => clearInterval(timer));
+        return;
+      }
+      case 'stream': {
+        plain.writeHead(200, { 'content-type': 'application/json' });
+        const chunk = Buffer.alloc(16 * 1024, 0x20);
+        const pour = (): void => {
+          while (open) {
+            stats.bytesSent += chunk.length;
+            if (!plain.write(chunk)) return void plain.once('drain', pour);
+          }
+        };
+        pour();
+        return;
+      }
+    }
   }
 
   /** The OAuth2 token endpoint: JWT-bearer grant only. */
