@@ -45,6 +45,11 @@ export class DeliveryWindow {
     return this.#inFlight;
   }
 
+  /** Slots the queue of waiting callers holds, handed-over ones not yet dropped included; bounded while callers keep waiting. */
+  get queueSlots(): number {
+    return this.#waiting.length;
+  }
+
   /** Takes a place if one is free, without waiting; answers whether it did. */
   tryTake(): boolean {
     if (this.#inFlight >= this.#size) {

@@ -218,3 +218,108 @@ describe('DeliveryWindow sized by a WindowSizer', () => {
     expect(window.size).toBe(300);
   });
 });
+
+describe('WindowSizer at its thresholds', () => {
+  /** A sizer whose base is set to 20 ms by a first epoch. */
+  function based(bounds = { min: 100, max: 4000 }) {
+    const made = sizer(bounds);
+    made.state.now += 200;
+    made.s.judge(made.state.now, { settled: 100, heldMs: 2000, saturated: true });
+    return made;
+  }
+  const at = (settled: number, latencyMs: number, saturated = true): WindowEpoch => ({ settled, heldMs: settled * latencyMs, saturated });
+
+  it('refuses bounds that are not integers with 1 ≤ min ≤ max, naming them', () => {
+    expect(() => new WindowSizer({ bounds: { min: 0, max: 10 } })).toThrow('window bounds must be integers with 1 ≤ min ≤ max, not 0..10');
+    expect(() => new WindowSizer({ bounds: { min: 5, max: 4 } })).toThrow(RangeError);
+    expect(() => new WindowSizer({ bounds: { min: 1.5, max: 4 } })).toThrow(RangeError);
+    expect(() => new WindowSizer({ bounds: { min: 1, max: 4.5 } })).toThrow(RangeError);
+  });
+
+  it('times itself on a clock that moves when none is given', () => {
+    const s = new WindowSizer({ bounds: { min: 1, max: 1 } });
+    expect(typeof s.time()).toBe('number');
+    expect(s.time()).toBeGreaterThan(0);
+  });
+
+  it('judges an epoch from 100 ms and 32 settled deliveries, not one less', () => {
+    const { s, state } = sizer();
+    state.now = 99;
+    expect(s.due(state.now, at(32, 1))).toBe(false);
+    state.now = 100;
+    expect(s.due(state.now, at(32, 1))).toBe(true);
+    expect(s.due(state.now, at(31, 1))).toBe(false);
+  });
+
+  it('keeps its size for an epoch of fewer than 32 deliveries, and counts one of exactly 32', () => {
+    const { s, state } = based();
+    state.now += 200;
+    expect(s.judge(state.now, at(31, 200))).toBe(100);
+    state.now += 200;
+    expect(s.judge(state.now, at(32, 20))).toBe(150);
+  });
+
+  it('grows at exactly 1.25 times its base latency, and keeps a growth after which latency rose by exactly a quarter', () => {
+    const { s, state } = based({ min: 100, max: 4000 });
+    state.now += 200;
+    expect(s.judge(state.now, at(100, 25))).toBe(150);
+    state.now += 200;
+    // The growth raised latency to exactly 1.25 × what it was: kept.
+    expect(s.judge(state.now, at(100, 31.25))).toBe(150);
+  });
+
+  it('does not grow at a busy share of exactly 0.8, nor past max', () => {
+    const { s, state } = based({ min: 100, max: 120 });
+    state.busy = 0.8;
+    state.now += 200;
+    expect(s.judge(state.now, at(100, 20))).toBe(100);
+    state.busy = 0.1;
+    state.now += 200;
+    expect(s.judge(state.now, at(100, 20))).toBe(120);
+    state.now += 200;
+    expect(s.judge(state.now, at(100, 20))).toBe(120);
+    expect(state.sizes).toEqual([100, 120]);
+  });
+
+  it('does not grow when latency is above 1.25 times its base but below twice', () => {
+    const { s, state } = based();
+    state.now += 200;
+    expect(s.judge(state.now, at(100, 26))).toBe(100);
+  });
+
+  it('shrinks when latency reaches exactly twice its base', () => {
+    const { s, state } = based({ min: 10, max: 4000 });
+    state.now += 200;
+    expect(s.judge(state.now, at(100, 20))).toBe(15);
+    state.now += 200;
+    expect(s.judge(state.now, at(100, 20, false))).toBe(15);
+    state.now += 200;
+    // 15 × 1.25 / 2, at least min.
+    expect(s.judge(state.now, at(100, 40))).toBe(10);
+  });
+
+  it('forgets latencies older than 10 s, keeping the newest', () => {
+    const { s, state } = based();
+    state.now += 10_001;
+    s.judge(state.now, at(100, 50));
+    expect(s.baseMs).toBe(50);
+    state.now += 20_000;
+    s.judge(state.now, at(100, 60));
+    expect(s.baseMs).toBe(60);
+  });
+
+  it('keeps a latency exactly 10 s old', () => {
+    const { s, state } = based();
+    state.now += 10_000;
+    s.judge(state.now, at(100, 50));
+    expect(s.baseMs).toBe(20);
+  });
+
+  it('starts the busy share afresh when it forgets, so an idle spell does not count as busy or idle', () => {
+    const shares = [0.1, 0.99, 0.1];
+    let calls = 0;
+    const s = new WindowSizer({ bounds: { min: 100, max: 4000 }, now: () => 0, busy: () => shares[calls++] ?? 0.1 });
+    s.forget(0);
+    expect(calls).toBe(1);
+  });
+});
