@@ -1,9 +1,9 @@
-import type { TransportFailure } from '../push/gateways/transport-failure.ts';
-import type { GatewayAnswer, GatewayRequest } from '../push/gateways/gateway-transport.ts';
 import type { H2Connection } from './h2-connection.ts';
-import type { HeaderList } from './hpack-decoder.ts';
-import type { H2StreamOwner } from './h2-request.ts';
+import type { H2Failure } from './h2-failure.ts';
+import type { H2Answer, H2Request } from './h2-request.ts';
+import type { H2StreamOwner } from './h2-stream-owner.ts';
 import type { H2Stream } from './h2-stream.ts';
+import type { HeaderList } from './hpack-decoder.ts';
 
 /** Receives an exchange once it has settled; the pool, which counts and times them. */
 export interface H2ExchangeOwner {
@@ -13,11 +13,11 @@ export interface H2ExchangeOwner {
 const noHeaders: HeaderList = [];
 
 /** One request of an `H2Pool` and its answer: queued, then on a stream, then settled once. */
-export class H2Exchange implements H2StreamOwner, GatewayAnswer {
-  readonly request: GatewayRequest;
+export class H2Exchange implements H2StreamOwner, H2Answer {
+  readonly request: H2Request;
   status = 0;
   body: Buffer | undefined = undefined;
-  failure: TransportFailure | undefined = undefined;
+  failure: H2Failure | undefined = undefined;
   /** `performance.now()` when the request was handed to the pool. */
   readonly startedAt: number;
   /** `performance.now()` after which the exchange times out. */
@@ -30,7 +30,7 @@ export class H2Exchange implements H2StreamOwner, GatewayAnswer {
   #done = false;
   readonly #owner: H2ExchangeOwner;
 
-  constructor(owner: H2ExchangeOwner, request: GatewayRequest, startedAt: number, deadline: number) {
+  constructor(owner: H2ExchangeOwner, request: H2Request, startedAt: number, deadline: number) {
     this.#owner = owner;
     this.request = request;
     this.startedAt = startedAt;
@@ -66,14 +66,14 @@ export class H2Exchange implements H2StreamOwner, GatewayAnswer {
   }
 
   /** @internal H2StreamOwner */
-  failed(failure: TransportFailure): void {
+  failed(failure: H2Failure): void {
     if (this.#done) return;
     this.failure = failure;
     this.#settle();
   }
 
   /** Settles without an answer (timeout, pool closed); a stream, if any, is cancelled. */
-  fail(failure: TransportFailure): void {
+  fail(failure: H2Failure): void {
     if (this.#done) return;
     if (this.#stream !== undefined) this.#connection?.cancel(this.#stream);
     this.failed(failure);

@@ -1,12 +1,17 @@
+import type { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import { createSecureContext } from 'node:tls';
-import { freeWithFewestStreams, gatewayEndpoint, type GatewayRequest, type GatewayTransport, type GatewayTransportOptions } from '../push/gateways/gateway-transport.ts';
-import { InFlightExchanges } from '../push/gateways/in-flight-exchanges.ts';
-import { connectFailure } from '../push/gateways/transport-failure.ts';
-import { H2Connection, largestStreamId, type H2ConnectionEvents, type H2ConnectionSettings } from './h2-connection.ts';
+import { connect, createSecureContext } from 'node:tls';
+import type { Logger } from '../core/logger.ts';
+import { parseEndpoint } from './endpoint.ts';
+import { freeWithFewestStreams } from './free-with-fewest-streams.ts';
+import type { H2ConnectionEvents, H2ConnectionSettings } from './h2-connection-options.ts';
+import { H2Connection } from './h2-connection.ts';
 import { H2Exchange, type H2ExchangeOwner } from './h2-exchange.ts';
-
-const closedFailure = { reason: 'ClientClosed', retryable: true } as const;
+import { connectFailure, h2Failures } from './h2-failure.ts';
+import type { H2PoolObserver, H2PoolOptions } from './h2-pool-options.ts';
+import type { H2Request } from './h2-request.ts';
+import { InFlightExchanges } from './in-flight-exchanges.ts';
+import { largestStreamId } from './our-settings.ts';
 
 /** Streams a connection is assumed to take before its server's SETTINGS say (the least any gateway allows). */
 const assumedStreams = 100;
@@ -14,18 +19,23 @@ const assumedStreams = 100;
 /** After a failed connect, the next waits this long, doubled for each further failure up to the cap. */
 const reconnectDelayMs = { first: 100, most: 5000 };
 
+const unobserved: H2PoolObserver = { connectionOpened: () => {}, connectionClosed: () => {}, answered: () => {} };
+
 /**
- * Herald's own persistent HTTP/2 connections to one gateway origin: up to
- * `sessions` of them, each opened only when the others are at their
- * server's stream limit with requests waiting. A request goes to the ready
- * connection with the fewest open streams; with none free it waits in order.
- * GOAWAY retires a connection at once (its unprocessed streams are sent again
- * elsewhere), PINGs find dead ones, every request has a deadline, and
+ * Persistent HTTP/2 connections to one origin: up to `connections` of them,
+ * each opened only when the others are at their server's stream limit with
+ * requests waiting. A request goes to the ready connection with the fewest
+ * open streams; with none free it waits in order. GOAWAY retires a
+ * connection at once (its unprocessed streams fail as `GoAway`, to be sent
+ * again), PINGs find dead ones, every request settles by its deadline, and
  * `close()` drains.
  */
-export class H2Pool implements GatewayTransport, H2ConnectionEvents, H2ExchangeOwner {
-  readonly #options: GatewayTransportOptions;
+export class H2Pool implements H2ConnectionEvents, H2ExchangeOwner {
+  readonly #options: H2PoolOptions;
   readonly #connectionSettings: H2ConnectionSettings;
+  readonly #dial: () => Socket;
+  readonly #observer: H2PoolObserver;
+  readonly #logger: Logger | undefined;
   /** Every connection not yet closed. */
   readonly #connections = new Set<H2Connection>();
   /** Ready connections that take new streams. */
@@ -43,38 +53,47 @@ export class H2Pool implements GatewayTransport, H2ConnectionEvents, H2ExchangeO
   #closed = false;
   #closing: Promise<void> | undefined;
 
-  /** `lastStreamId` retires connections early, for tests. */
-  constructor(options: GatewayTransportOptions, tuning: { lastStreamId?: number } = {}) {
+  constructor(options: H2PoolOptions) {
     this.#options = options;
-    const endpoint = gatewayEndpoint(options.origin);
+    const endpoint = parseEndpoint(options.origin);
+    this.#logger = options.logger?.child({ origin: endpoint.origin.origin });
     this.#connectionSettings = {
-      gateway: options.gateway,
-      host: endpoint.host,
-      port: endpoint.port,
-      servername: endpoint.servername,
-      authority: endpoint.origin.host,
-      secureContext: createSecureContext(options.tls),
+      peer: `${endpoint.host}:${endpoint.port}`,
+      authority: endpoint.authority,
       connectTimeoutMs: options.requestTimeoutMs,
       pingIntervalMs: options.pingIntervalMs,
-      lastStreamId: tuning.lastStreamId ?? largestStreamId,
-      logger: options.logger,
+      lastStreamId: options.lastStreamId ?? largestStreamId,
+      limits: options.limits,
+      logger: this.#logger,
     };
-    this.#inFlight = new InFlightExchanges(options.gateway, options.requestTimeoutMs, options.metrics);
+    const dial = options.dial;
+    if (dial === undefined) {
+      const secureContext = createSecureContext(options.tls);
+      this.#dial = () => connect({ host: endpoint.host, port: endpoint.port, servername: endpoint.servername, secureContext, ALPNProtocols: ['h2'] });
+    } else {
+      this.#dial = () => dial(endpoint);
+    }
+    this.#observer = options.observer ?? unobserved;
+    const observer = this.#observer;
+    this.#inFlight = new InFlightExchanges(options.requestTimeoutMs, (seconds) => observer.answered(seconds));
   }
 
+  /** Requests waiting for or holding a stream. */
   get inFlight(): number {
     return this.#inFlight.size;
   }
 
-  get sessions(): number {
+  /** Open connections, retiring ones that still finish their streams included. */
+  get connections(): number {
     return this.#connections.size - this.#connecting;
   }
 
-  exchange(request: GatewayRequest): Promise<H2Exchange> {
+  /** Sends one request; the promise always resolves, with an answer or a `failure`. */
+  exchange(request: H2Request): Promise<H2Exchange> {
     const now = performance.now();
     const exchange = new H2Exchange(this, request, now, now + this.#options.requestTimeoutMs);
     if (this.#closed) {
-      exchange.fail(closedFailure);
+      exchange.fail(h2Failures.clientClosed);
       return exchange.promise;
     }
     this.#inFlight.add(exchange);
@@ -88,6 +107,7 @@ export class H2Pool implements GatewayTransport, H2ConnectionEvents, H2ExchangeO
     return exchange.promise;
   }
 
+  /** Stops taking requests (they answer `ClientClosed`), waits for those in flight, then closes every connection. Idempotent. */
   close(): Promise<void> {
     this.#closing ??= this.#shutdown();
     return this.#closing;
@@ -104,8 +124,7 @@ export class H2Pool implements GatewayTransport, H2ConnectionEvents, H2ExchangeO
     this.#connectFailures = 0;
     this.#connectAfter = 0;
     this.#usable.push(connection);
-    this.#options.metrics.sessionOpened(this.#options.gateway);
-    this.#options.logger?.debug({ gateway: this.#options.gateway, origin: this.#options.origin, sessions: this.sessions }, 'gateway session opened');
+    this.#observer.connectionOpened();
     this.#drain();
   }
 
@@ -126,13 +145,12 @@ export class H2Pool implements GatewayTransport, H2ConnectionEvents, H2ExchangeO
   closed(connection: H2Connection, error: Error | undefined): void {
     if (!this.#connections.delete(connection)) return;
     if (error === undefined) {
-      this.#options.metrics.sessionClosed(this.#options.gateway);
-      this.#options.logger?.debug({ gateway: this.#options.gateway, origin: this.#options.origin, sessions: this.sessions }, 'gateway session closed');
+      this.#observer.connectionClosed();
     } else {
       this.#connecting -= 1;
       this.#connectFailures += 1;
       this.#connectAfter = performance.now() + Math.min(reconnectDelayMs.most, reconnectDelayMs.first * 2 ** (this.#connectFailures - 1));
-      this.#options.logger?.debug({ gateway: this.#options.gateway, origin: this.#options.origin, err: error.message }, 'gateway connection failed');
+      this.#logger?.debug({ err: error.message }, 'HTTP/2 connect failed');
       // Nothing else can take the waiting requests: they fail as the connection did.
       if (this.#usable.length === 0 && this.#connecting === 0) this.#failQueue(error);
     }
@@ -159,13 +177,14 @@ export class H2Pool implements GatewayTransport, H2ConnectionEvents, H2ExchangeO
 
   /**
    * Opens connections while the waiting requests outnumber what those
-   * opening will take, up to `sessions`; after failed connects, not before
-   * the backoff is over (a gateway that refuses connections is not hammered
-   * while busy connections still serve).
+   * opening will take, up to `connections`; after failed connects, not
+   * before the backoff is over (a server that refuses connections is not
+   * hammered while busy connections still serve).
    */
   #grow(): void {
     const waiting = this.#queue.length - this.#head;
-    if (waiting <= this.#connecting * assumedStreams || this.#usable.length + this.#connecting >= this.#options.sessions) return;
+    const most = this.#options.connections;
+    if (waiting <= this.#connecting * assumedStreams || this.#usable.length + this.#connecting >= most) return;
     const wait = this.#connectAfter - performance.now();
     if (wait > 0) {
       this.#reconnect ??= setTimeout(() => {
@@ -176,8 +195,8 @@ export class H2Pool implements GatewayTransport, H2ConnectionEvents, H2ExchangeO
     }
     do {
       this.#connecting += 1;
-      this.#connections.add(new H2Connection(this.#connectionSettings, this));
-    } while (waiting > this.#connecting * assumedStreams && this.#usable.length + this.#connecting < this.#options.sessions);
+      this.#connections.add(new H2Connection(this.#connectionSettings, this, this.#dial()));
+    } while (waiting > this.#connecting * assumedStreams && this.#usable.length + this.#connecting < most);
   }
 
   #failQueue(error: Error): void {

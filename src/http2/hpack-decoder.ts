@@ -1,8 +1,14 @@
+import { ConnectionError, ErrorCode } from './connection-error.ts';
+import { checkFieldName, checkFieldValue } from './field-rules.ts';
 import { decodeHuffman, HuffmanError } from './hpack-huffman.ts';
 import { firstDynamicIndex, staticTable } from './hpack-static-table.ts';
 
 /** A header block that cannot be decoded; the connection is lost with COMPRESSION_ERROR (RFC 9113, 4.3). */
-export class CompressionError extends Error {}
+export class CompressionError extends ConnectionError {
+  constructor(message: string) {
+    super(ErrorCode.compressionError, message);
+  }
+}
 
 /** Decoded headers as a flat list: name, value, name, value, … */
 export type HeaderList = string[];
@@ -11,12 +17,23 @@ export type HeaderList = string[];
 const entryOverhead = 32;
 
 /** Integers beyond this are refused: no table, length or index of ours comes near it. */
-const largestInteger = 2 ** 28;
+export const largestInteger = 2 ** 28;
+
+/** Continuation octets of an integer, at most: four carry 28 bits, which `largestInteger` needs. */
+const mostContinuations = 4;
 
 /**
  * The HPACK decoder of one connection's answers (RFC 7541). Its dynamic
  * table lives as long as the connection: every header block must be decoded,
  * in order, even those whose headers nobody reads.
+ *
+ * Every error is a `CompressionError` thrown before anything more is read:
+ * nothing in a block is skipped. Names and values that come as literals are
+ * checked against HTTP/2's field rules (names and values from a table were
+ * checked when they entered it), and a decoded list larger than
+ * `listSizeLimit` (counted as SETTINGS_MAX_HEADER_LIST_SIZE counts) is
+ * refused, however small its block: one-octet indexes into a full table
+ * would otherwise make a block of 80 KiB decode to megabytes.
  */
 export class HpackDecoder {
   /** Dynamic entries, oldest first: index 62 is the last. */
@@ -25,13 +42,15 @@ export class HpackDecoder {
   #maxSize: number;
   /** The table size we allow the peer (our SETTINGS_HEADER_TABLE_SIZE). */
   readonly #limit: number;
+  readonly #listSizeLimit: number;
   #input: Buffer = Buffer.alloc(0);
   #at = 0;
   #end = 0;
 
-  constructor(tableSizeLimit = 4096) {
+  constructor(tableSizeLimit = 4096, listSizeLimit = 64 * 1024) {
     this.#limit = tableSizeLimit;
     this.#maxSize = tableSizeLimit;
+    this.#listSizeLimit = listSizeLimit;
   }
 
   /** Decodes one complete header block into `out` (names and values alternating). */
@@ -40,18 +59,19 @@ export class HpackDecoder {
     this.#at = start;
     this.#end = end;
     let headersSeen = false;
+    let listSize = 0;
     try {
       while (this.#at < end) {
         const first = block[this.#at] as number;
+        let name: string;
+        let value: string;
         if (first & 0x80) {
-          const [name, value] = this.#entry(this.#integer(7));
-          out.push(name, value);
+          [name, value] = this.#entry(this.#integer(7));
         } else if (first & 0x40) {
           const index = this.#integer(6);
-          const name = index === 0 ? this.#string() : (this.#entry(index)[0]);
-          const value = this.#string();
+          name = index === 0 ? this.#literalName() : this.#entry(index)[0];
+          value = this.#literalValue();
           this.#insert(name, value);
-          out.push(name, value);
         } else if (first & 0x20) {
           // A table size update is allowed only before the block's first header.
           if (headersSeen) throw new CompressionError('dynamic table size update after a header');
@@ -63,9 +83,12 @@ export class HpackDecoder {
         } else {
           // Literal without indexing (0000) or never indexed (0001): both keep the table as it is.
           const index = this.#integer(4);
-          const name = index === 0 ? this.#string() : this.#entry(index)[0];
-          out.push(name, this.#string());
+          name = index === 0 ? this.#literalName() : this.#entry(index)[0];
+          value = this.#literalValue();
         }
+        listSize += name.length + value.length + entryOverhead;
+        if (listSize > this.#listSizeLimit) throw new ConnectionError(ErrorCode.enhanceYourCalm, `a header list over the ${this.#listSizeLimit} octets allowed`);
+        out.push(name, value);
         headersSeen = true;
       }
     } catch (error) {
@@ -74,9 +97,14 @@ export class HpackDecoder {
     }
   }
 
-  /** Entries in the dynamic table, for tests. */
+  /** Octets in the dynamic table (RFC 7541, 4.1), for tests. */
   get tableSize(): number {
     return this.#size;
+  }
+
+  /** Entries in the dynamic table, for tests. */
+  get tableEntries(): number {
+    return this.#entries.length;
   }
 
   #entry(index: number): readonly [string, string] {
@@ -108,21 +136,39 @@ export class HpackDecoder {
     if (dropped > 0) this.#entries.splice(0, dropped);
   }
 
-  /** An integer with an N-bit prefix (RFC 7541, 5.1). */
+  /**
+   * An integer with an N-bit prefix (RFC 7541, 5.1). More than four
+   * continuation octets is refused however small their value: zero octets
+   * with the continuation bit set would otherwise go on for as long as the
+   * block, and the factor they multiply by overflow to a value that is no
+   * number.
+   */
   #integer(prefixBits: number): number {
     const input = this.#input;
     const mask = (1 << prefixBits) - 1;
     let value = (input[this.#at++] as number) & mask;
     if (value < mask) return value;
-    let factor = 1;
-    for (;;) {
+    for (let continuation = 0; ; continuation += 1) {
+      if (continuation === mostContinuations) throw new CompressionError(`an integer of more than ${mostContinuations} continuation octets`);
       if (this.#at >= this.#end) throw new CompressionError('integer cut off');
       const byte = input[this.#at++] as number;
-      value += (byte & 0x7f) * factor;
-      if (value > largestInteger) throw new CompressionError('integer too large');
-      if ((byte & 0x80) === 0) return value;
-      factor *= 128;
+      value += (byte & 0x7f) << (7 * continuation);
+      if ((byte & 0x80) === 0) break;
     }
+    if (value > largestInteger) throw new CompressionError('integer too large');
+    return value;
+  }
+
+  #literalName(): string {
+    const name = this.#string();
+    checkFieldName(name);
+    return name;
+  }
+
+  #literalValue(): string {
+    const value = this.#string();
+    checkFieldValue(value);
+    return value;
   }
 
   /** A string literal, raw or Huffman-coded (RFC 7541, 5.2). */

@@ -1,4 +1,4 @@
-import { ConnectionError, ErrorCode } from './frame-reader.ts';
+import { ConnectionError, ErrorCode } from './connection-error.ts';
 
 /** SETTINGS identifiers (RFC 9113, 6.5.2). */
 export const SettingId = {

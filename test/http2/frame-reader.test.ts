@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ConnectionError, ErrorCode, FrameReader } from '../../src/http2/frame-reader.ts';
+import { ConnectionError, ErrorCode } from '../../src/http2/connection-error.ts';
+import { FrameReader } from '../../src/http2/frame-reader.ts';
 import { FrameWriter } from '../../src/http2/frame-writer.ts';
 
 interface Seen {
@@ -63,5 +64,39 @@ describe('FrameReader', () => {
     expect(error).toBeInstanceOf(ConnectionError);
     expect((error as ConnectionError).code).toBe(ErrorCode.frameSizeError);
     expect(seen).toEqual([]);
+  });
+});
+
+describe('FrameReader with a frame cut across reads', () => {
+  it('refuses a frame longer than it allows as soon as its header is whole, however the header is cut', () => {
+    const header = Buffer.from([0x00, 0x40, 0x01, 0x00, 0x00, 0, 0, 0, 1]);
+    for (const cut of [1, 4, 8]) {
+      const { reader: frameReader } = reader();
+      frameReader.push(header.subarray(0, cut));
+      let code: number | undefined;
+      try {
+        frameReader.push(header.subarray(cut));
+      } catch (error) {
+        code = (error as ConnectionError).code;
+      }
+      expect(code).toBe(ErrorCode.frameSizeError);
+    }
+  });
+
+  it('hands over a frame of exactly the largest size allowed, trickled a byte a read, and the frame after it', () => {
+    const writer = new FrameWriter();
+    writer.reserve(2 * 9 + 16_384 + 3);
+    writer.frameHeader(16_384, 0, 0, 1);
+    writer.bytes(Buffer.alloc(16_384, 'd'), 0, 16_384);
+    writer.frameHeader(3, 0, 1, 1);
+    writer.latin1('end');
+    const bytes = Buffer.concat(writer.take());
+    const { reader: frameReader, seen } = reader();
+    for (const byte of bytes) frameReader.push(Buffer.from([byte]));
+    expect(seen.map((frame) => [frame.type, frame.flags, frame.streamId, frame.payload.length])).toEqual([
+      [0, 0, 1, 16_384],
+      [0, 1, 1, 3],
+    ]);
+    expect(seen[0]?.payload).toBe('d'.repeat(16_384));
   });
 });

@@ -1,10 +1,11 @@
 import { once } from 'node:events';
 import { createSecureServer, type Http2SecureServer } from 'node:http2';
 import type { AddressInfo } from 'node:net';
-import { createSecureContext } from 'node:tls';
+import { connect, createSecureContext } from 'node:tls';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { H2Connection, largestStreamId } from '../../src/http2/h2-connection.ts';
-import type { H2StreamOwner } from '../../src/http2/h2-request.ts';
+import { H2Connection } from '../../src/http2/h2-connection.ts';
+import type { H2StreamOwner } from '../../src/http2/h2-stream-owner.ts';
+import { largestStreamId } from '../../src/http2/our-settings.ts';
 import { testPki, type TestPki } from '../support/gateways/test-pki.ts';
 
 let pki: TestPki;
@@ -41,18 +42,15 @@ async function connected(maxConcurrentStreams: number): Promise<{ connection: H2
   const connection = await new Promise<H2Connection>((resolve) => {
     const created: H2Connection = new H2Connection(
       {
-        gateway: 'apns',
-        host: '127.0.0.1',
-        port,
-        servername: '',
+        peer: `127.0.0.1:${port}`,
         authority: `127.0.0.1:${port}`,
-        secureContext: createSecureContext({ ca: pki.ca.certPem }),
         connectTimeoutMs: 5000,
         pingIntervalMs: 60_000,
         lastStreamId: largestStreamId,
         logger: undefined,
       },
       { ready: () => resolve(created), freed: () => undefined, retired: () => undefined, closed: () => closed() },
+      connect({ host: '127.0.0.1', port, secureContext: createSecureContext({ ca: pki.ca.certPem }), ALPNProtocols: ['h2'] }),
     );
   });
   return { connection, closed: whenClosed };

@@ -7,14 +7,13 @@ import { resolve } from 'node:path';
 import { createServer as createTlsServer, type Server as TlsServer, type TLSSocket } from 'node:tls';
 import { promisify } from 'node:util';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { GatewayRequest } from '../../src/push/gateways/gateway-transport.ts';
 import { H2Pool } from '../../src/http2/h2-pool.ts';
-import { RecordingMetrics } from '../support/gateways/recording-metrics.ts';
+import type { H2PoolObserver } from '../../src/http2/h2-pool-options.ts';
+import type { H2Request } from '../../src/http2/h2-request.ts';
 import { testPki, type TestPki } from '../support/gateways/test-pki.ts';
 
 const run = promisify(execFile);
 const poolModule = resolve(import.meta.dirname, '../../src/http2/h2-pool.ts');
-const metricsModule = resolve(import.meta.dirname, '../../src/push/gateways/gateway-metrics.ts');
 
 let pki: TestPki;
 let pools: H2Pool[] = [];
@@ -67,24 +66,37 @@ async function tlsServer(alpn: string[], speak: (socket: TLSSocket) => void): Pr
   return `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
-function pool(origin: string, options: { sessions?: number; requestTimeoutMs?: number; lastStreamId?: number; metrics?: RecordingMetrics } = {}): H2Pool {
-  const created = new H2Pool(
-    {
-      gateway: 'apns',
-      origin,
-      tls: { ca: pki.ca.certPem },
-      sessions: options.sessions ?? 1,
-      requestTimeoutMs: options.requestTimeoutMs ?? 5000,
-      pingIntervalMs: 60_000,
-      metrics: options.metrics ?? new RecordingMetrics(),
-    },
-    { lastStreamId: options.lastStreamId },
-  );
+/** Counts the connections a pool opens. */
+class CountingObserver implements H2PoolObserver {
+  opened = 0;
+  answers = 0;
+
+  connectionOpened(): void {
+    this.opened += 1;
+  }
+
+  connectionClosed(): void {}
+
+  answered(): void {
+    this.answers += 1;
+  }
+}
+
+function pool(origin: string, options: { connections?: number; requestTimeoutMs?: number; lastStreamId?: number; observer?: H2PoolObserver } = {}): H2Pool {
+  const created = new H2Pool({
+    origin,
+    tls: { ca: pki.ca.certPem },
+    connections: options.connections ?? 1,
+    requestTimeoutMs: options.requestTimeoutMs ?? 5000,
+    pingIntervalMs: 60_000,
+    observer: options.observer,
+    lastStreamId: options.lastStreamId,
+  });
   pools.push(created);
   return created;
 }
 
-function post(path: string, body: Buffer = Buffer.from('{}'), headers: string[] = ['apns-topic', 'com.example.app']): GatewayRequest {
+function post(path: string, body: Buffer = Buffer.from('{}'), headers: string[] = ['apns-topic', 'com.example.app']): H2Request {
   return { path, pathRepeats: false, headers, body };
 }
 
@@ -189,8 +201,8 @@ describe('Herald\'s HTTP/2 connections', () => {
 
   it('fails a request whose header value HTTP/2 cannot carry without sending it, and goes on on the same connection', async () => {
     const server = await h2Server(ok);
-    const metrics = new RecordingMetrics();
-    const client = pool(server.origin, { metrics });
+    const observer = new CountingObserver();
+    const client = pool(server.origin, { observer });
     await client.exchange(post('/first'));
     const refused = await client.exchange(post('/3/device/a', Buffer.from('{}'), ['apns-collapse-id', 'line\nbreak']));
     const after = await client.exchange(post('/after'));
@@ -198,7 +210,7 @@ describe('Herald\'s HTTP/2 connections', () => {
     expect(refused.failure).toEqual({ reason: 'InvalidHeader', retryable: false });
     expect(after.status).toBe(200);
     expect(server.seen.map((request) => request.headers[':path'])).toEqual(['/first', '/after']);
-    expect(metrics.sessionsOpened).toBe(1);
+    expect(observer.opened).toBe(1);
   });
 
   it('never has more streams open than a limit the server lowers mid-connection', async () => {
@@ -229,8 +241,8 @@ describe('Herald\'s HTTP/2 connections', () => {
 
   it('retires a connection whose stream ids are used up and delivers the rest on new ones', async () => {
     const server = await h2Server(ok);
-    const metrics = new RecordingMetrics();
-    const client = pool(server.origin, { lastStreamId: 7, sessions: 2, metrics });
+    const observer = new CountingObserver();
+    const client = pool(server.origin, { lastStreamId: 7, connections: 2, observer });
     for (let round = 0; round < 5; round += 1) {
       const answers = await Promise.all(Array.from({ length: 6 }, (_, n) => client.exchange(post(`/r/${round}/${n}`))));
       expect(answers.every((answer) => answer.status === 200)).toBe(true);
@@ -238,8 +250,9 @@ describe('Herald\'s HTTP/2 connections', () => {
 
     expect(server.seen).toHaveLength(30);
     // Four streams a connection (ids 1, 3, 5, 7): 30 requests take at least eight.
-    expect(metrics.sessionsOpened).toBeGreaterThanOrEqual(8);
-    expect(server.sessions.size).toBe(metrics.sessionsOpened);
+    expect(observer.opened).toBeGreaterThanOrEqual(8);
+    expect(server.sessions.size).toBe(observer.opened);
+    expect(observer.answers).toBe(30);
   });
 
   it('backs off between connects that fail while a busy connection still serves', async () => {
@@ -258,7 +271,7 @@ describe('Herald\'s HTTP/2 connections', () => {
     server.listen(0, '127.0.0.1');
     await once(server, 'listening');
     servers.push(server);
-    const client = pool(`https://127.0.0.1:${(server.address() as AddressInfo).port}`, { sessions: 2 });
+    const client = pool(`https://127.0.0.1:${(server.address() as AddressInfo).port}`, { connections: 2 });
     const answers = await Promise.all(Array.from({ length: 5 }, (_, n) => client.exchange(post(`/n/${n}`))));
 
     expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200, 200, 200]);
@@ -271,8 +284,7 @@ describe('Herald\'s HTTP/2 connections', () => {
     const server = await h2Server(ok);
     const script = `
       import { H2Pool } from ${JSON.stringify(poolModule)};
-      import { noopGatewayMetrics } from ${JSON.stringify(metricsModule)};
-      const pool = new H2Pool({ gateway: 'apns', origin: ${JSON.stringify(server.origin)}, tls: { ca: ${JSON.stringify(pki.ca.certPem)} }, sessions: 1, requestTimeoutMs: 5000, pingIntervalMs: 60000, metrics: noopGatewayMetrics });
+      const pool = new H2Pool({ origin: ${JSON.stringify(server.origin)}, tls: { ca: ${JSON.stringify(pki.ca.certPem)} }, connections: 1, requestTimeoutMs: 5000, pingIntervalMs: 60000 });
       const answer = await pool.exchange({ path: '/3/device/a', pathRepeats: false, headers: [], body: Buffer.from('{}') });
       console.log(answer.status);
     `;

@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { FrameWriter } from '../../src/http2/frame-writer.ts';
-import { CompressionError, HpackDecoder, type HeaderList } from '../../src/http2/hpack-decoder.ts';
+import { ConnectionError, ErrorCode } from '../../src/http2/connection-error.ts';
+import { CompressionError, HpackDecoder, largestInteger, type HeaderList } from '../../src/http2/hpack-decoder.ts';
 import { HpackEncoder, InvalidHeaderValue, checkHeaderValue } from '../../src/http2/hpack-encoder.ts';
 import { decodeHuffman, huffmanCodes } from '../../src/http2/hpack-huffman.ts';
+import { hpackInteger, hpackString } from './support/wire.ts';
 
 const hex = (text: string): Buffer => Buffer.from(text.replace(/\s+/g, ''), 'hex');
 
@@ -126,12 +128,157 @@ describe('HPACK decoder', () => {
     ['a table size update after a header', '8220'],
     ['a string cut off', '400a6375'],
     ['an integer cut off', '3fff'],
-    ['a Huffman string with bad padding', `0085${huffman('a', '0').toString('hex')}`],
   ])('refuses a block with %s', (_, block) => {
     const bytes = hex(block);
     expect(() => new HpackDecoder().decode(bytes, 0, bytes.length, [])).toThrow(CompressionError);
   });
+
+  it.each([
+    ['padding of zeros', huffman('a', '0'), 'padded with something other than the start of EOS'],
+    ['padding of eight ones', Buffer.concat([huffman('aaaaaaaa'), Buffer.from([0xff])]), 'padded with something other than the start of EOS'],
+    ['EOS inside', Buffer.from([0xff, 0xff, 0xff, 0xff]), 'EOS inside a Huffman string'],
+  ])('refuses a Huffman-coded name with %s as a CompressionError', (_, coded, message) => {
+    // A literal without indexing whose new name is Huffman-coded (the length's top bit), the whole string inside the block.
+    const block = Buffer.concat([Buffer.from([0x00, 0x80 | coded.length]), coded, Buffer.from([0x01, 0x61])]);
+    expect(() => new HpackDecoder().decode(block, 0, block.length, [])).toThrow(new CompressionError(`Huffman string ${message}`.replace('Huffman string EOS', 'EOS')));
+  });
+
+  it('reads a Huffman-coded name and value', () => {
+    const block = Buffer.concat([Buffer.from([0x00, 0x80 | huffman('x-reason').length]), huffman('x-reason'), Buffer.from([0x80 | huffman('Unregistered').length]), huffman('Unregistered')]);
+    expect(decodeAll(new HpackDecoder(), block)).toEqual([['x-reason', 'Unregistered']]);
+  });
 });
+
+/** An integer of `continuations` octets after a full 7-bit prefix, as the length of a raw string, followed by nothing. */
+function longLength(octets: number[]): Buffer {
+  return Buffer.from([0x00, 0x7f, ...octets]);
+}
+
+function errorOf(decode: () => void): string | undefined {
+  try {
+    decode();
+  } catch (error) {
+    if (error instanceof CompressionError || error instanceof ConnectionError) return `${error.code}: ${error.message}`;
+    throw error;
+  }
+  return undefined;
+}
+
+describe('HPACK decoder limits', () => {
+  const decode = (block: Buffer, decoder = new HpackDecoder()): string | undefined => errorOf(() => decoder.decode(block, 0, block.length, []));
+
+  it('reads an integer of four continuation octets and refuses a fifth, whatever their value', () => {
+    // 127 + 0: four octets with the continuation bit, the last without; the string they announce is then cut off.
+    expect(decode(longLength([0x80, 0x80, 0x80, 0x00]))).toBe(`${ErrorCode.compressionError}: string cut off`);
+    expect(decode(longLength([0x80, 0x80, 0x80, 0x80, 0x00]))).toBe(`${ErrorCode.compressionError}: an integer of more than 4 continuation octets`);
+    // Once such an integer read as NaN and the rest of the block was dropped without a word.
+    expect(decode(longLength(Array.from({ length: 200 }, () => 0x80).concat(0)))).toBe(`${ErrorCode.compressionError}: an integer of more than 4 continuation octets`);
+  });
+
+  it('reads integers up to 2^28 and refuses one above', () => {
+    const upTo = (value: number): number[] => [...hpackInteger(0, 7, value)].slice(1);
+    expect(decode(longLength(upTo(largestInteger)))).toBe(`${ErrorCode.compressionError}: string cut off`);
+    expect(decode(longLength(upTo(largestInteger + 1)))).toBe(`${ErrorCode.compressionError}: integer too large`);
+  });
+
+  it('reads an integer that exactly fills its prefix as the start of a longer one', () => {
+    // 0x7f then 0x00: 127, not 127 and a new field.
+    const block = Buffer.concat([Buffer.from([0x00, 0x01, 0x78, 0x7f, 0x00]), Buffer.alloc(127, 0x61)]);
+    expect(decodeAll(new HpackDecoder(), block)).toEqual([['x', 'a'.repeat(127)]]);
+    // 126 fits the prefix alone.
+    const shorter = Buffer.concat([Buffer.from([0x00, 0x01, 0x78, 0x7e]), Buffer.alloc(126, 0x61)]);
+    expect(decodeAll(new HpackDecoder(), shorter)).toEqual([['x', 'a'.repeat(126)]]);
+  });
+
+  it('takes a table size update of exactly the size it allows, several at a block\'s start, and refuses one more', () => {
+    const decoder = new HpackDecoder(4096);
+    expect(decode(Buffer.concat([hpackInteger(0x20, 5, 0), hpackInteger(0x20, 5, 4096), Buffer.from([0x82])]), decoder)).toBeUndefined();
+    expect(decode(hpackInteger(0x20, 5, 4097), decoder)).toBe(`${ErrorCode.compressionError}: dynamic table size 4097 over the 4096 allowed`);
+  });
+
+  it('keeps an entry exactly the size of the table, and the table holds it alone', () => {
+    const decoder = new HpackDecoder(64);
+    // 32 octets of overhead, 1 of name, 31 of value: 64.
+    decodeAll(decoder, Buffer.concat([indexedLiteral('y', 'first'), indexedLiteral('x', 'v'.repeat(31))]));
+    expect([decoder.tableSize, decoder.tableEntries]).toEqual([64, 1]);
+    expect(decodeAll(decoder, Buffer.from([0xbe]))).toEqual([['x', 'v'.repeat(31)]]);
+  });
+
+  it('empties the table for an entry larger than it and does not add it (RFC 7541, 4.4), yet reads the field', () => {
+    const decoder = new HpackDecoder(64);
+    expect(decodeAll(decoder, Buffer.concat([indexedLiteral('y', 'first'), indexedLiteral('x', 'v'.repeat(32))]))).toEqual([
+      ['y', 'first'],
+      ['x', 'v'.repeat(32)],
+    ]);
+    expect([decoder.tableSize, decoder.tableEntries]).toEqual([0, 0]);
+    expect(decode(Buffer.from([0xbe]), decoder)).toBe(`${ErrorCode.compressionError}: header index 62 beyond the table`);
+  });
+
+  it('evicts the oldest entries first, and a new entry may take the name of one it evicts', () => {
+    const decoder = new HpackDecoder(100);
+    decodeAll(decoder, Buffer.concat([indexedLiteral('a', 'one'), indexedLiteral('b', 'two')]));
+    // 36 octets each. Newest is 62 ('b'), then 63 ('a'). A literal naming 63 whose insertion (53 octets) evicts 'a' alone keeps the name it read.
+    expect(decodeAll(decoder, Buffer.concat([hpackInteger(0x40, 6, 63), hpackString('x'.repeat(20))]))).toEqual([['a', 'x'.repeat(20)]]);
+    expect(decodeAll(decoder, Buffer.from([0xbe, 0xbf]))).toEqual([
+      ['a', 'x'.repeat(20)],
+      ['b', 'two'],
+    ]);
+    expect(decoder.tableSize).toBe(89);
+    expect(decoder.tableEntries).toBe(2);
+  });
+
+  it('reads the last static entry and refuses the first index past the table', () => {
+    expect(decodeAll(new HpackDecoder(), Buffer.from([0xbd]))).toEqual([['www-authenticate', '']]);
+    expect(decode(Buffer.from([0xbe]))).toBe(`${ErrorCode.compressionError}: header index 62 beyond the table`);
+  });
+
+  it('keeps the table as it is for literals without indexing and never indexed', () => {
+    const decoder = new HpackDecoder();
+    expect(decodeAll(decoder, Buffer.concat([Buffer.from([0x00]), hpackString('x-a'), hpackString('1'), Buffer.from([0x10]), hpackString('x-b'), hpackString('2'), Buffer.from([0x1f, 0x1f]), hpackString('3')]))).toEqual([
+      ['x-a', '1'],
+      ['x-b', '2'],
+      ['location', '3'],
+    ]);
+    expect(decoder.tableEntries).toBe(0);
+  });
+
+  it('reads a header list of exactly its limit and refuses one octet more', () => {
+    // Each field counts its name, its value and 32.
+    const field = (valueLength: number): Buffer => Buffer.concat([Buffer.from([0x00]), hpackString('x'), hpackString('v'.repeat(valueLength))]);
+    expect(decode(field(100 - 33), new HpackDecoder(4096, 100))).toBeUndefined();
+    expect(decode(field(100 - 32), new HpackDecoder(4096, 100))).toBe(`${ErrorCode.enhanceYourCalm}: a header list over the 100 octets allowed`);
+  });
+
+  it.each([
+    ['an upper-case name', Buffer.concat([Buffer.from([0x00]), hpackString('X-Reason'), hpackString('a')])],
+    ['a name with a space', Buffer.concat([Buffer.from([0x00]), hpackString('x reason'), hpackString('a')])],
+    ['a name with DEL', Buffer.concat([Buffer.from([0x00]), hpackString('x\x7f'), hpackString('a')])],
+    ['a name with a character above 127', Buffer.concat([Buffer.from([0x00]), hpackString('x\xe9'), hpackString('a')])],
+    ['an empty name', Buffer.concat([Buffer.from([0x00]), hpackString(''), hpackString('a')])],
+    ['a value with CR', Buffer.concat([Buffer.from([0x00]), hpackString('x'), hpackString('a\rb')])],
+    ['a value with LF', Buffer.concat([Buffer.from([0x00]), hpackString('x'), hpackString('a\nb')])],
+    ['a value with NUL', Buffer.concat([Buffer.from([0x00]), hpackString('x'), hpackString('a\0b')])],
+    ['a value starting with a space', Buffer.concat([Buffer.from([0x00]), hpackString('x'), hpackString(' a')])],
+    ['a value ending with a tab', Buffer.concat([Buffer.from([0x00]), hpackString('x'), hpackString('a\t')])],
+    ['an indexed name with a bad value', Buffer.concat([hpackInteger(0x40, 6, 8), hpackString('20\n0')])],
+  ])('refuses a field with %s as PROTOCOL_ERROR, before it enters the table', (_, block) => {
+    const decoder = new HpackDecoder();
+    expect(decode(block, decoder)?.startsWith(`${ErrorCode.protocolError}: a malformed answer`)).toBe(true);
+    expect(decoder.tableEntries).toBe(0);
+  });
+
+  it('reads values with inner spaces, tabs and octets above 127, and an empty value', () => {
+    const block = Buffer.concat([Buffer.from([0x00]), hpackString('x'), hpackString('a \tb\xe9'), Buffer.from([0x00]), hpackString('y'), hpackString('')]);
+    expect(decodeAll(new HpackDecoder(), block)).toEqual([
+      ['x', 'a \tb\xe9'],
+      ['y', ''],
+    ]);
+  });
+});
+
+function indexedLiteral(name: string, value: string): Buffer {
+  return Buffer.concat([Buffer.from([0x40]), hpackString(name), hpackString(value)]);
+}
 
 describe('HPACK encoder', () => {
   it('indexes repeating headers after their first block and leaves :path out of the table', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConnectionError, ErrorCode } from '../../src/http2/frame-reader.ts';
+import { ConnectionError, ErrorCode } from '../../src/http2/connection-error.ts';
 import { PeerSettings, SettingId } from '../../src/http2/peer-settings.ts';
 
 function payload(...entries: [number, number][]): Buffer {

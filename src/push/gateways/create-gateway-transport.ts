@@ -1,8 +1,8 @@
 import type { GatewayTransport, GatewayTransportKind, GatewayTransportOptions } from './gateway-transport.ts';
-import { H2Pool } from '../../http2/h2-pool.ts';
+import { HeraldTransport } from './herald-transport.ts';
 import { Http2Pool } from './http2-wrapper/http2-pool.ts';
 
 /** The transport of the kind the config names (`push.gateways.transport`). */
 export function createGatewayTransport(kind: GatewayTransportKind, options: GatewayTransportOptions): GatewayTransport {
-  return kind === 'herald' ? new H2Pool(options) : new Http2Pool(options);
+  return kind === 'herald' ? new HeraldTransport(options) : new Http2Pool(options);
 }

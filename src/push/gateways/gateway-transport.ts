@@ -1,4 +1,3 @@
-import { isIP } from 'node:net';
 import type { Logger } from '../../core/logger.ts';
 import type { GatewayName } from './delivery.ts';
 import type { GatewayMetrics } from './gateway-metrics.ts';
@@ -6,7 +5,7 @@ import type { TransportFailure } from './transport-failure.ts';
 
 /**
  * How a gateway client reaches its gateway: `herald`, Herald's own HTTP/2
- * connections (`h2/`), or `http2-wrapper`, Node's `node:http2` sessions
+ * client (`src/http2/`), or `http2-wrapper`, Node's `node:http2` sessions
  * managed by http2-wrapper's Agent. Both keep persistent pooled sessions and
  * answer alike; Herald's own costs a fifth of the CPU per request, and the
  * other stays as a fallback an operator can switch to.
@@ -56,7 +55,7 @@ export interface GatewayRequest {
 export interface GatewayAnswer {
   /** HTTP status; 0 when no answer arrived (`failure` says why). */
   readonly status: number;
-  /** The body of an answer other than 200 (a 200's is not kept). */
+  /** The body of an answer other than 200, at most 64 KiB of it (`keptBodyLimit`); a 200's is not kept. */
   readonly body: Buffer | undefined;
   readonly failure: TransportFailure | undefined;
   header(name: string): string | undefined;
@@ -72,38 +71,4 @@ export interface GatewayTransport {
   readonly sessions: number;
   /** Stops taking requests (they answer `ClientClosed`), waits for those in flight, then closes every session. Idempotent. */
   close(): Promise<void>;
-}
-
-/** Where a transport connects, read once from the endpoint setting. */
-export interface GatewayEndpoint {
-  origin: URL;
-  /** Host name or address, IPv6 without its brackets. */
-  host: string;
-  port: number;
-  /** The TLS server name; undefined for an IP address, which gets no SNI (RFC 6066) and has its certificate checked against the address. */
-  servername: string | undefined;
-}
-
-/** A gateway endpoint, which must be `https://host[:port]` and nothing more. */
-export function gatewayEndpoint(origin: string): GatewayEndpoint {
-  const url = new URL(origin);
-  if (url.protocol !== 'https:' || (url.pathname !== '/' && url.pathname !== '') || url.search !== '') {
-    throw new RangeError(`gateway endpoint must be https://host[:port], got ${origin}`);
-  }
-  const host = url.hostname.replace(/^\[|\]$/g, '');
-  return { origin: new URL(url.origin), host, port: url.port === '' ? 443 : Number(url.port), servername: isIP(host) === 0 ? host : undefined };
-}
-
-/** The free one of a transport's sessions with the fewest open streams, spreading load over them. */
-export function freeWithFewestStreams<S extends { readonly streams: number; readonly free: boolean }>(sessions: readonly S[]): S | undefined {
-  let best: S | undefined;
-  let bestStreams = Infinity;
-  for (const session of sessions) {
-    const streams = session.streams;
-    if (streams < bestStreams && session.free) {
-      best = session;
-      bestStreams = streams;
-    }
-  }
-  return best;
 }

@@ -1,6 +1,8 @@
 import { constants, type ClientHttp2Stream, type IncomingHttpHeaders, type IncomingHttpStatusHeader } from 'node:http2';
+import { KeptBody } from '../../../http2/kept-body.ts';
 import type { GatewayAnswer } from '../gateway-transport.ts';
-import { streamFailure, type TransportFailure } from '../transport-failure.ts';
+import type { TransportFailure } from '../transport-failure.ts';
+import { streamFailure } from './stream-failure.ts';
 
 /** Receives an exchange once it has settled; the pool, which counts and times them. */
 export interface ExchangeOwner {
@@ -20,8 +22,6 @@ export class Http2Exchange implements GatewayAnswer {
   /** HTTP status of the answer; 0 while none has arrived (and for transport failures). */
   status = 0;
   headers: IncomingHttpHeaders | undefined = undefined;
-  /** The answer's body, kept only for non-200 answers (200 bodies are not needed). */
-  body: Buffer | undefined = undefined;
   /** Set when no answer arrived. */
   failure: TransportFailure | undefined = undefined;
   /** `performance.now()` when the request was handed to the pool. */
@@ -32,6 +32,8 @@ export class Http2Exchange implements GatewayAnswer {
   #resolve!: (exchange: Http2Exchange) => void;
   #stream: ExchangeStream | undefined = undefined;
   #error: Error | undefined = undefined;
+  /** The answer's body, kept only for non-200 answers (200 bodies are not needed), up to `keptBodyLimit` as on Herald's transport. */
+  #body: KeptBody | undefined = undefined;
   #done = false;
   readonly #owner: ExchangeOwner;
   readonly #requestBody: Buffer;
@@ -42,6 +44,11 @@ export class Http2Exchange implements GatewayAnswer {
     this.startedAt = startedAt;
     this.deadline = deadline;
     this.promise = new Promise((resolve) => (this.#resolve = resolve));
+  }
+
+  /** The body of an answer other than 200, at most `keptBodyLimit` of it. */
+  get body(): Buffer | undefined {
+    return this.#body?.take();
   }
 
   header(name: string): string | undefined {
@@ -88,7 +95,9 @@ export class Http2Exchange implements GatewayAnswer {
 
   /** @internal */
   onData(chunk: Buffer): void {
-    this.body = this.body === undefined ? chunk : Buffer.concat([this.body, chunk]);
+    this.#body ??= new KeptBody();
+    // A chunk of the stream's own, never reused: kept without a copy.
+    this.#body.add(chunk, 0, chunk.length, false);
   }
 
   /** @internal */

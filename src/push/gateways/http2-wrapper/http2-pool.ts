@@ -1,9 +1,11 @@
 import type { ClientHttp2Session, OutgoingHttpHeaders, SecureClientSessionOptions } from 'node:http2';
 import { performance } from 'node:perf_hooks';
 import { createSecureContext, type SecureContext } from 'node:tls';
-import { freeWithFewestStreams, gatewayEndpoint, type GatewayRequest, type GatewayTransport, type GatewayTransportOptions } from '../gateway-transport.ts';
-import { InFlightExchanges } from '../in-flight-exchanges.ts';
-import { connectFailure } from '../transport-failure.ts';
+import { parseEndpoint } from '../../../http2/endpoint.ts';
+import { freeWithFewestStreams } from '../../../http2/free-with-fewest-streams.ts';
+import { connectFailure } from '../../../http2/h2-failure.ts';
+import { InFlightExchanges } from '../../../http2/in-flight-exchanges.ts';
+import type { GatewayRequest, GatewayTransport, GatewayTransportOptions } from '../gateway-transport.ts';
 import { Http2Exchange, type ExchangeOwner } from './http2-exchange.ts';
 import { PoolAgent, PooledSession, type PooledSessionEvents, type PooledSessionSettings } from './pooled-session.ts';
 
@@ -33,12 +35,13 @@ export class Http2Pool implements GatewayTransport, ExchangeOwner, PooledSession
   /** Every session the pool saw open, until it closes. */
   readonly #open = new Set<PooledSession>();
   readonly #inFlight: InFlightExchanges<Http2Exchange>;
+  readonly #untrack: () => void;
   #closed = false;
   #closing: Promise<void> | undefined;
 
   constructor(options: GatewayTransportOptions) {
     this.#options = options;
-    const endpoint = gatewayEndpoint(options.origin);
+    const endpoint = parseEndpoint(options.origin);
     this.#origin = endpoint.origin;
     const secureContext: SecureContext = createSecureContext(options.tls);
     // No SNI for an IP address ('' turns Node's default off); the certificate is still checked against the IP.
@@ -52,7 +55,9 @@ export class Http2Pool implements GatewayTransport, ExchangeOwner, PooledSession
       logger: options.logger,
     };
     this.#agent.on('session', (session: ClientHttp2Session) => this.#adopt(session));
-    this.#inFlight = new InFlightExchanges(options.gateway, options.requestTimeoutMs, options.metrics);
+    const { gateway, metrics } = options;
+    this.#inFlight = new InFlightExchanges(options.requestTimeoutMs, (seconds) => metrics.observeLatency(gateway, seconds));
+    this.#untrack = metrics.trackStreams(gateway, () => this.#inFlight.size);
   }
 
   /** Requests waiting for or holding a stream. */
@@ -113,6 +118,7 @@ export class Http2Pool implements GatewayTransport, ExchangeOwner, PooledSession
   async #shutdown(): Promise<void> {
     this.#closed = true;
     await this.#inFlight.drained();
+    this.#untrack();
     // Nothing is in flight: a second is plenty for the GOAWAY exchange.
     await Promise.all([...this.#open].map((session) => session.end(1000)));
     this.#agent.destroy();

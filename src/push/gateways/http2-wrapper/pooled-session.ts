@@ -73,6 +73,7 @@ export class PooledSession {
   readonly #ping: NodeJS.Timeout;
   #pingOutstanding = false;
   #retired = false;
+  #goAwaySeen = false;
   #isClosed = false;
   #markClosed!: () => void;
   #watch: NodeJS.Timeout | undefined;
@@ -85,8 +86,10 @@ export class PooledSession {
     this.closed = new Promise((resolve) => (this.#markClosed = resolve));
     this.#ping = setInterval(() => this.#keepAlive(), settings.pingIntervalMs).unref();
     session.on('goaway', (code: number, lastStreamId: number) => {
-      settings.logger?.info({ gateway: settings.gateway, origin: settings.origin, code, lastStreamId }, 'gateway sent GOAWAY; replacing the session');
+      // Once a session: a gateway that sends GOAWAY after GOAWAY gets one line, not one a frame.
+      if (!this.#goAwaySeen) settings.logger?.info({ gateway: settings.gateway, origin: settings.origin, code, lastStreamId }, 'gateway sent GOAWAY; replacing the session');
       // Streams at or below lastStreamId still get their answers; the rest were refused and are retried.
+      this.#goAwaySeen = true;
       void this.end(settings.closeGraceMs);
     });
     session.on('error', (error: Error) => settings.logger?.debug({ gateway: settings.gateway, err: error.message }, 'gateway session error'));
