@@ -28,8 +28,8 @@ export const identityField = { ios: 'deviceToken', android: 'installationId' } a
 /** Set by the service; a body that carries them (SDKs echo them back) has them ignored. */
 export const serviceFields: ReadonlySet<string> = new Set(['objectId', 'createdAt', 'updatedAt']);
 
-/** Most channels one installation may subscribe to: each is a copy of the installation in the store. */
+/** Most channels one installation may subscribe to: each is an index entry, written when the installation joins or leaves it. */
 export const maxChannelsPerInstallation = 256;
 
-/** Largest stored installation, as JSON characters: every channel and device-type index holds a copy. */
+/** Largest stored installation, as JSON characters: every save writes it whole. */
 export const maxInstallationChars = 64 * 1024;

@@ -12,7 +12,7 @@ export type IndexRead = Exclude<InstallationIndex, { kind: 'all' }>;
 
 /**
  * Which installations a `where` can possibly match, as store reads: none
- * (`$in: []`), one device by its unique key, the copies of one or more
+ * (`$in: []`), one device by its unique key, the members of one or more
  * channels or device types, or every shard. The reader still applies the
  * whole `where` to each installation read.
  */

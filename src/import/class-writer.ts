@@ -14,7 +14,7 @@ export interface WriteOptions {
   /**
    * The rows may have been written by a run that stopped in the middle of
    * them: put right what such a write may have left half done (an
-   * installation's channel and device-type copies on Cassandra).
+   * installation's channel and device-type index entries on Cassandra).
    */
   repair: boolean;
 }

@@ -49,7 +49,7 @@ export class InstallationWriter implements ClassWriter {
     for (const [index, installation] of installations.entries()) {
       const existing = stored[index];
       if (existing) {
-        // An earlier run may have stopped between the row and its index copies: writing it again as it is restores them.
+        // An earlier run may have stopped between the row and its index entries: writing it again as it is makes the store finish them.
         if (options.repair && !options.dryRun) await store.update(this.#appId, existing.objectId, [], { updatedAt: existing.updatedAt });
         outcomes.set(installation, { kind: 'present' });
         continue;

@@ -88,7 +88,14 @@ export function parseIndexKey(key: string): IndexChoice {
   throw new Error(`not an installation index key: ${JSON.stringify(key)}`);
 }
 
-/** Every index an installation has a copy (or an index row) in. */
+/** Whether an installation belongs in an index: subscribed to its channel, or of its device type. */
+export function inIndex(installation: Readonly<StoredObject>, index: IndexChoice): boolean {
+  if (index.kind === 'deviceType') return installationDeviceType(installation) === index.deviceType;
+  const channels = installation.channels;
+  return Array.isArray(channels) && channels.includes(index.channel);
+}
+
+/** Every index an installation has an entry (or an index row) in. */
 export function installationIndexKeys(installation: Readonly<StoredObject>): string[] {
   const keys = installationChannels(installation).map((channel) => indexKey({ kind: 'channel', channel }));
   const deviceType = installationDeviceType(installation);

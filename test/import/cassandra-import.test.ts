@@ -72,22 +72,23 @@ describe('herald import on Cassandra', () => {
     expect(await store.get(appId, '_User', String(second.objectId))).toBeNull();
   }, 120_000);
 
-  it('puts back the channel copies of installations an interrupted run wrote after its last checkpoint', async () => {
+  it('puts back the channel entries of installations an interrupted run wrote after its last checkpoint', async () => {
     const appId = 'cassimport3';
     const dir = exportDir();
     const installations = Array.from({ length: 12 }, (_, index) => exportedInstallation(index + 1, { channels: ['resume'] }));
     const path = writeJsonLines(join(dir, '_Installation.0.jsonl'), '_Installation', installations);
     await runImport(store, dir, appId, [path]);
-    // A run that stopped after writing the rows but before their copies, and before any checkpoint.
+    // A run that stopped after writing the rows but before their index entries, and before any checkpoint: each row
+    // lists the entries its revision adds, at a timestamp none of them got (the removal below stands for their absence).
     const admin = await connectAdmin();
     try {
       for (const installation of installations.slice(0, 5)) {
-        await admin.execute(`DELETE FROM ${keyspace}.installations_by_channel WHERE app_id = ? AND channel = ? AND shard = ? AND object_id = ?`, [
-          appId,
-          'resume',
-          store.installations.shardOf(String(installation.objectId)),
-          installation.objectId,
-        ], { prepare: true });
+        const key = [appId, store.installations.shardOf(String(installation.objectId)), installation.objectId];
+        await admin.execute(`DELETE FROM ${keyspace}.installations_by_channel WHERE app_id = ? AND channel = 'resume' AND shard = ? AND object_id = ?`, key, { prepare: true });
+        const added = ['c:resume', `t:${String(installation.deviceType)}`];
+        await admin.execute(`UPDATE ${keyspace}.installations SET ts = ?, added = ? WHERE app_id = ? AND shard = ? AND object_id = ?`, [Date.now() * 1000 + 1_000_000, added, ...key], {
+          prepare: true,
+        });
       }
     } finally {
       await admin.shutdown();

@@ -21,6 +21,8 @@ export interface CountingInstallations {
   installations: InstallationStore;
   /** Rows the backend answered to reads since the last reset. */
   rowsRead(): number;
+  /** Bytes of the values bound to the statements that wrote since the last reset (strings as UTF-8, numbers as 8). */
+  bytesWritten(): number;
   reset(): void;
 }
 
@@ -41,6 +43,18 @@ export interface PushDataContext {
   store(): Store;
   openAnother(): Promise<Store>;
   fixture(): PushDataFixture;
+}
+
+/** What `bytesWritten` counts for one bound value. */
+export function boundBytes(value: unknown): number {
+  if (value === null || value === undefined) return 0;
+  if (typeof value === 'string') return Buffer.byteLength(value);
+  if (typeof value === 'number' || typeof value === 'bigint') return 8;
+  if (typeof value === 'boolean') return 1;
+  if (Array.isArray(value)) return value.reduce((sum: number, item) => sum + boundBytes(item), 0);
+  if (value instanceof Uint8Array) return value.byteLength;
+  // A driver's Long and the like.
+  return 8;
 }
 
 let stamp = pushDataClock.now() - 86_400_000;

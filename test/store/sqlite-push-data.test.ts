@@ -8,7 +8,7 @@ import { SqliteInstallationStore } from '../../src/store/sqlite/sqlite-installat
 import { SqliteSession } from '../../src/store/sqlite/sqlite-session.ts';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 import { describePushDataConformance } from './push-data-conformance.ts';
-import { conformanceShards, newInstallation, newPushRecord, pushDataClock, readIndex, type CountingInstallations } from './push-data-fixture.ts';
+import { boundBytes, conformanceShards, newInstallation, newPushRecord, pushDataClock, readIndex, type CountingInstallations } from './push-data-fixture.ts';
 import { newAppId } from './store-conformance-fixture.ts';
 
 describePushDataConformance('SQLite', async () => {
@@ -40,14 +40,28 @@ describePushDataConformance('SQLite', async () => {
 
 /**
  * An installation store on a connection whose statements count the rows
- * they answer and refuse any read that is not an indexed search: a full scan
- * of a table would read rows that no answer shows.
+ * they answer and the bytes they write, and refuse any read that is not an
+ * indexed search: a full scan of a table would read rows that no answer shows.
  */
 function countingInstallations(db: DatabaseSync): CountingInstallations {
   let rows = 0;
+  let bytes = 0;
   const prepare = (sql: string): StatementSync => {
     const statement = db.prepare(sql);
-    if (!/^\s*SELECT/i.test(sql)) return statement;
+    if (!/^\s*SELECT/i.test(sql)) {
+      return new Proxy(statement, {
+        get(target, property) {
+          if (property === 'run') {
+            return (...params: Parameters<StatementSync['run']>) => {
+              bytes += boundBytes(params);
+              return target.run(...params);
+            };
+          }
+          const value: unknown = Reflect.get(target, property, target);
+          return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+        },
+      });
+    }
     const plan = db.prepare(`EXPLAIN QUERY PLAN ${sql}`);
     const checked = (...params: Parameters<StatementSync['all']>) => {
       const steps = plan.all(...params).map((step) => String(step.detail));
@@ -86,13 +100,16 @@ function countingInstallations(db: DatabaseSync): CountingInstallations {
     }),
   );
   const installations = new SqliteInstallationStore(session, conformanceShards);
-  // Opening reads the recorded shard count; only the reads after it count.
+  // Opening reads and records the shard count; only what comes after it counts.
   rows = 0;
+  bytes = 0;
   return {
     installations,
     rowsRead: () => rows,
+    bytesWritten: () => bytes,
     reset: () => {
       rows = 0;
+      bytes = 0;
     },
   };
 }

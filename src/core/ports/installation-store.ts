@@ -21,7 +21,7 @@ export interface ShardScan {
 }
 
 export interface InstallationPage {
-  /** Whole installation documents (for an index: its copies), in ascending `objectId` order. */
+  /** Whole installation documents (for an index: those it holds, as they are now), in ascending `objectId` order. */
   installations: StoredObject[];
   /** The `after` of the next page, or null when the shard has nothing after this page. */
   next: string | null;
@@ -46,15 +46,18 @@ export interface StampPage {
 
 /**
  * `_Installation` objects of every app, spread over `shardCount` shards by
- * `shardOf(objectId)`, with copies indexed by channel and by device type so
- * that a push to a channel reads only its subscribers.
+ * `shardOf(objectId)`, indexed by channel and by device type so that a push
+ * to a channel reads only its subscribers.
  *
  * `deviceToken` and `installationId` (when present as strings) are unique per
  * app: a write that would take one held by another installation throws
- * `DuplicateValueError` naming the field and changes nothing. The index
- * copies follow every write; after a crash in the middle of a write they may
- * lag the installation until it is written again, so a reader of copies
- * still applies its full `where` to each one.
+ * `DuplicateValueError` naming the field and changes nothing. A page of an
+ * index answers the installations as they are, only those still in it; the
+ * index follows every write that changes a channel or the device type, and
+ * after a crash in the middle of such a write an installation may be missing
+ * from an index it joined until it is written again. A write that changes
+ * neither should cost about one installation, however many channels it has
+ * (the SDKs save on every launch).
  */
 export interface InstallationStore {
   /** Fixed when the store was created; opening it with another count is refused. */

@@ -3,9 +3,9 @@ import { DuplicateValueError, ServiceUnavailableError } from '../../core/errors.
 import type { DeviceKey, InstallationPage, InstallationStore, ShardRange, ShardScan, StampPage } from '../../core/ports/installation-store.ts';
 import type { FieldOp, StoredObject, UniqueKey, UpdateOptions } from '../../core/ports/object-store.ts';
 import { applyOps } from '../../query/apply-ops.ts';
-import { checkShardScan, deviceKeys, installationIndexKeys, installationShard, pageOf, stamp } from '../installation-shards.ts';
+import { checkShardScan, deviceKeys, inIndex, installationIndexKeys, installationShard, pageOf, stamp } from '../installation-shards.ts';
 import type { CqlSession } from './cassandra-client.ts';
-import { InstallationCopies } from './installation-copies.ts';
+import { InstallationIndexEntries, type IndexChanges } from './installation-index-entries.ts';
 import { InstallationRows, type InstallationRow } from './installation-rows.ts';
 import { UniqueClaims } from './unique-claims.ts';
 
@@ -17,32 +17,36 @@ const maxWriteAttempts = 60;
 const insertConcurrency = 32;
 
 /**
- * Installations in `installations` by (app, shard), copied into
- * `installations_by_channel` and `installations_by_type`, with deviceToken
+ * Installations in `installations` by (app, shard), with entries naming them
+ * in `installations_by_channel` and `installations_by_type`, and deviceToken
  * and installationId claimed in `unique_values` (see unique-claims.ts).
  *
  * A save reads the row, writes the new revision with a lightweight
- * transaction on the old one, then writes the copies with the revision's
- * timestamp `ts` (strictly increasing per installation), so a slower save's
- * copies never overwrite a later one's. The row also lists the indexes its
- * revision removed the copy from (`retired`); the next save removes those
- * again before replacing the row, so copies left by a writer that died after
- * its row write are put right by the installation's next save. A delete
- * removes the copies before the row: a writer dying in between leaves a live
- * installation without copies until its next save, never copies of a deleted
- * one.
+ * transaction on the old one, then writes the index entries its revision
+ * adds or retires (none for a save that changes no channel and no device
+ * type: a badge, a re-save on launch) with the revision's timestamp `ts`
+ * (strictly increasing per installation), so a slower save's entries never
+ * overwrite a later one's. The row lists those changes (`added`,
+ * `retired`); the next save applies them again before replacing the row, so
+ * entries left unwritten by a writer that died after its row write are put
+ * right by the installation's next save. A page of an index reads its
+ * entries, then the rows they name from the shard's partition in one read,
+ * keeping those whose document is still in the index. A delete removes the
+ * entries before the row: a writer dying in between leaves a live
+ * installation without entries until its next save, never entries of a
+ * deleted one.
  */
 export class CassandraInstallationStore implements InstallationStore {
   readonly shardCount: number;
   readonly #rows: InstallationRows;
-  readonly #copies: InstallationCopies;
+  readonly #index: InstallationIndexEntries;
   readonly #claims: UniqueClaims;
 
   constructor(session: CqlSession, keyspace: string, shardCount: number) {
     this.shardCount = shardCount;
     const shardOf = (objectId: string): number => this.shardOf(objectId);
     this.#rows = new InstallationRows(session, keyspace, shardOf);
-    this.#copies = new InstallationCopies(session, keyspace, shardOf);
+    this.#index = new InstallationIndexEntries(session, keyspace, shardOf);
     this.#claims = new UniqueClaims(session, keyspace, async (appId, _className, objectId, key) => {
       const row = await this.#rows.read(appId, objectId);
       return row !== null && holds(row.doc, key);
@@ -56,18 +60,19 @@ export class CassandraInstallationStore implements InstallationStore {
   async insert(appId: string, installation: StoredObject): Promise<void> {
     const claims = await this.#claims.acquireAll(appId, installationClass, installation.objectId, deviceKeys(installation));
     const ts = nowMicros();
-    if (!(await this.#rows.insert(appId, installation, ts))) {
+    const added = installationIndexKeys(installation);
+    if (!(await this.#rows.insert(appId, installation, ts, added))) {
       await this.#claims.abandon(appId, installationClass, claims);
       throw new DuplicateValueError('objectId');
     }
     const lost = await this.#claims.confirmAll(appId, installationClass, installation.objectId, claims);
     if (lost !== null) {
-      // No copy was written yet: taking the row back is enough.
+      // No entry was written yet: taking the row back is enough.
       await this.#rows.delete(appId, installation.objectId, 1).catch(() => false);
       await this.#claims.abandon(appId, installationClass, claims);
       throw new DuplicateValueError(lost.field);
     }
-    await this.#copies.write(appId, installation, ts, []);
+    await this.#index.apply(appId, installation.objectId, { added, retired: [] }, ts);
   }
 
   async insertMany(appId: string, installations: StoredObject[]): Promise<void> {
@@ -121,12 +126,15 @@ export class CassandraInstallationStore implements InstallationStore {
   async scanShard(appId: string, scan: ShardScan): Promise<InstallationPage> {
     checkShardScan(scan.shard, scan.limit, this.shardCount);
     const after = scan.after ?? '';
-    const rows =
-      scan.index.kind === 'all'
-        ? await this.#rows.page(appId, scan.shard, after, scan.limit + 1)
-        : await this.#copies.page(appId, scan.index, scan.shard, after, scan.limit + 1);
-    const { items, next } = pageOf(rows, scan.limit, (installation) => installation);
-    return { installations: items, next };
+    const { index } = scan;
+    if (index.kind === 'all') {
+      const { items, next } = pageOf(await this.#rows.page(appId, scan.shard, after, scan.limit + 1), scan.limit, (installation) => installation);
+      return { installations: items, next };
+    }
+    const { items: members, next } = pageOf(await this.#index.page(appId, index, scan.shard, after, scan.limit + 1), scan.limit, (objectId) => ({ objectId }));
+    // An entry can outlive its revision for a moment (a save or delete between its two writes): the document decides.
+    const documents = await this.#rows.readMany(appId, scan.shard, members.map(({ objectId }) => objectId));
+    return { installations: documents.filter((installation) => inIndex(installation, index)), next };
   }
 
   async scanShardStamps(appId: string, range: ShardRange): Promise<StampPage> {
@@ -136,53 +144,59 @@ export class CassandraInstallationStore implements InstallationStore {
   }
 
   /**
-   * Writes `change(current)` as the next revision, retrying on conflicts;
-   * `minTs` forces the copies' timestamp above one already used.
+   * Writes `change(current)` as the next revision, retrying on conflicts,
+   * with the index entries it changes. `minTs` forces the entries' timestamp
+   * above one already used, and `rewriteAll` writes every entry of the
+   * revision, changed or not (after a delete removed them).
    */
-  async #save(appId: string, objectId: string, change: (current: StoredObject) => StoredObject, minTs = 0): Promise<StoredObject | null> {
+  async #save(
+    appId: string,
+    objectId: string,
+    change: (current: StoredObject) => StoredObject,
+    { minTs = 0, rewriteAll = false }: { minTs?: number; rewriteAll?: boolean } = {},
+  ): Promise<StoredObject | null> {
     for (let attempt = 1; ; attempt += 1) {
       const row = await this.#rows.read(appId, objectId);
       if (row === null) return null;
       const next = change(row.doc);
-      // Finish the previous revision's removals, in case its writer stopped before them.
-      await this.#copies.remove(appId, objectId, row.retired, row.ts);
+      // Finish the previous revision's index changes, in case its writer stopped before them.
+      await this.#index.apply(appId, objectId, row, row.ts);
       const held = deviceKeys(row.doc);
       const wanted = deviceKeys(next);
       const claims = await this.#claims.acquireAll(appId, installationClass, objectId, without(wanted, held));
       const ts = Math.max(nowMicros(), row.ts + 1, minTs);
-      const keep = new Set(installationIndexKeys(next));
-      const retired = installationIndexKeys(row.doc).filter((key) => !keep.has(key));
-      if (!(await this.#rows.replace(appId, next, row.rev, ts, retired))) {
+      const changes = indexChanges(row.doc, next, rewriteAll);
+      if (!(await this.#rows.replace(appId, next, row.rev, ts, changes))) {
         await this.#claims.abandon(appId, installationClass, claims);
         await backOff(attempt);
         continue;
       }
       const lost = await this.#claims.confirmAll(appId, installationClass, objectId, claims);
       if (lost !== null) {
-        // Put the installation back as it was; its copies were not touched yet.
-        await this.#rows.replace(appId, row.doc, row.rev + 1, ts + 1, []).catch(() => false);
+        // Put the installation back as it was; its entries were not touched yet.
+        await this.#rows.replace(appId, row.doc, row.rev + 1, ts + 1, { added: [], retired: [] }).catch(() => false);
         await this.#claims.abandon(appId, installationClass, claims);
         throw new DuplicateValueError(lost.field);
       }
       await this.#claims.releaseAll(appId, installationClass, objectId, without(held, wanted));
-      await this.#copies.write(appId, next, ts, retired);
+      await this.#index.apply(appId, objectId, changes, ts);
       return next;
     }
   }
 
   /** Deletes the installation, or with `updatedAt` only while it is still the stored one. */
   async #delete(appId: string, objectId: string, updatedAt: string | null): Promise<boolean> {
-    // The newest timestamp this call removed copies with; a save that slipped in may need its copies back.
+    // The newest timestamp this call removed entries with; a save that slipped in may need its entries back.
     let removedAt = 0;
     for (let attempt = 1; ; attempt += 1) {
       const row = await this.#rows.read(appId, objectId);
       if (row === null) return false;
       if (updatedAt !== null && row.doc.updatedAt !== updatedAt) {
-        await this.#restoreCopies(appId, row, removedAt);
+        await this.#restoreEntries(appId, row, removedAt);
         return false;
       }
       const ts = Math.max(nowMicros(), row.ts + 1, removedAt + 1);
-      await this.#copies.remove(appId, objectId, [...new Set([...installationIndexKeys(row.doc), ...row.retired])], ts);
+      await this.#index.remove(appId, objectId, [...new Set([...installationIndexKeys(row.doc), ...row.retired])], ts);
       removedAt = ts;
       if (await this.#rows.delete(appId, objectId, row.rev)) {
         await this.#claims.releaseAll(appId, installationClass, objectId, deviceKeys(row.doc));
@@ -190,7 +204,7 @@ export class CassandraInstallationStore implements InstallationStore {
       }
       if (attempt >= maxWriteAttempts) {
         const current = await this.#rows.read(appId, objectId);
-        if (current !== null) await this.#restoreCopies(appId, current, removedAt);
+        if (current !== null) await this.#restoreEntries(appId, current, removedAt);
       }
       await backOff(attempt);
     }
@@ -198,13 +212,21 @@ export class CassandraInstallationStore implements InstallationStore {
 
   /**
    * A delete that lost to a concurrent save may have removed that save's
-   * copies with a later timestamp; writing the installation again as a new
-   * revision above that timestamp brings them back.
+   * entries with a later timestamp; writing the installation again as a new
+   * revision above that timestamp, every entry with it, brings them back.
    */
-  async #restoreCopies(appId: string, row: InstallationRow, removedAt: number): Promise<void> {
+  async #restoreEntries(appId: string, row: InstallationRow, removedAt: number): Promise<void> {
     if (row.ts >= removedAt) return;
-    await this.#save(appId, row.doc.objectId, (current) => current, removedAt + 1);
+    await this.#save(appId, row.doc.objectId, (current) => current, { minTs: removedAt + 1, rewriteAll: true });
   }
+}
+
+/** The indexes a revision joins and leaves; with `rewriteAll`, every index it is in counts as joined. */
+function indexChanges(before: StoredObject, after: StoredObject, rewriteAll: boolean): IndexChanges {
+  const was = new Set(installationIndexKeys(before));
+  const now = installationIndexKeys(after);
+  const keep = new Set(now);
+  return { added: rewriteAll ? now : now.filter((key) => !was.has(key)), retired: [...was].filter((key) => !keep.has(key)) };
 }
 
 /** Microseconds since the epoch, the unit of Cassandra write timestamps. */

@@ -98,6 +98,12 @@ export const cassandraMigrations: readonly CassandraMigration[] = [
       ),
     ],
   },
+  {
+    version: 3,
+    description:
+      'installation index entries without a copy of the installation: a save writes only the entries it changes, listed in installations.added beside retired',
+    statements: (keyspace) => [`ALTER TABLE ${keyspace}.installations ADD IF NOT EXISTS added set<text>`],
+  },
 ];
 
 /** The schema version this code writes. */

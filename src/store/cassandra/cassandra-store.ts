@@ -24,7 +24,7 @@ import { TokenTable } from './token-table.ts';
  * The clustered store: objects as JSON in partitions of (app, class, bucket),
  * unique values claimed with lightweight transactions, and expiring tokens;
  * and the push data (installations by shard with channel and device-type
- * copies, push records with result rows, scheduled pushes by due minute).
+ * index entries, push records with result rows, scheduled pushes by due minute).
  * Any number of Herald nodes may share a keyspace. Every failure to reach
  * Cassandra is answered as ServiceUnavailableError (503); the driver keeps
  * reconnecting, so the store works again as soon as Cassandra does.

@@ -1,16 +1,18 @@
 import { types } from 'cassandra-driver';
 import type { StoredObject } from '../../core/ports/object-store.ts';
 import type { CqlSession } from './cassandra-client.ts';
+import type { IndexChanges } from './installation-index-entries.ts';
 
 /**
  * One installation as its main row holds it: the document, the revision every
- * write compares and bumps, the write timestamp (µs) its copies carry, and
- * the indexes this revision took its copy out of.
+ * write compares and bumps, the write timestamp (µs) its index entries carry,
+ * and the indexes this revision put it into and took it out of.
  */
-export interface InstallationRow {
+export interface InstallationRow extends IndexChanges {
   doc: StoredObject;
   rev: number;
   ts: number;
+  added: string[];
   retired: string[];
 }
 
@@ -34,34 +36,47 @@ export class InstallationRows {
     const row = result.first() as types.Row | null;
     if (row === null) return null;
     const ts: unknown = row.get('ts');
-    const retired: unknown = row.get('retired');
     return {
       doc: JSON.parse(String(row.get('doc'))) as StoredObject,
       rev: Number(row.get('rev')),
       ts: ts instanceof types.Long ? ts.toNumber() : 0,
-      retired: Array.isArray(retired) ? retired.map(String) : [],
+      added: strings(row.get('added')),
+      retired: strings(row.get('retired')),
     };
   }
 
-  /** Answers false when an installation with this id exists already. */
-  async insert(appId: string, installation: StoredObject, ts: number): Promise<boolean> {
+  /**
+   * The documents of the listed installations of one shard, in objectId
+   * order, those that no longer exist left out: one single-partition read
+   * however many are listed (a page of an index).
+   */
+  async readMany(appId: string, shard: number, objectIds: readonly string[]): Promise<StoredObject[]> {
+    if (objectIds.length === 0) return [];
+    const result = await this.#session.execute(this.#cql.readMany, [appId, shard, [...objectIds]], { fetchSize: objectIds.length });
+    return result.rows.map((row) => JSON.parse(String(row.get('doc'))) as StoredObject);
+  }
+
+  /** Answers false when an installation with this id exists already. `added`: the indexes it goes into. */
+  async insert(appId: string, installation: StoredObject, ts: number, added: readonly string[]): Promise<boolean> {
     const result = await this.#session.execute(this.#cql.insert, [
       appId,
       this.#shardOf(installation.objectId),
       installation.objectId,
       JSON.stringify(installation),
       ts,
+      [...added],
     ]);
     return result.wasApplied();
   }
 
-  /** Writes `installation` as revision `rev + 1` if the row is still at `rev`. */
-  async replace(appId: string, installation: StoredObject, rev: number, ts: number, retired: readonly string[]): Promise<boolean> {
+  /** Writes `installation` as revision `rev + 1` if the row is still at `rev`, with the index changes of that revision. */
+  async replace(appId: string, installation: StoredObject, rev: number, ts: number, changes: IndexChanges): Promise<boolean> {
     const result = await this.#session.execute(this.#cql.replace, [
       JSON.stringify(installation),
       rev + 1,
       ts,
-      [...retired],
+      [...changes.added],
+      [...changes.retired],
       appId,
       this.#shardOf(installation.objectId),
       installation.objectId,
@@ -83,13 +98,18 @@ export class InstallationRows {
   }
 }
 
+function strings(value: unknown): string[] {
+  return Array.isArray(value) ? value.map(String) : [];
+}
+
 function statements(keyspace: string) {
   const table = `${keyspace}.installations`;
   const where = 'app_id = ? AND shard = ? AND object_id = ?';
   return {
-    read: `SELECT doc, rev, ts, retired FROM ${table} WHERE ${where}`,
-    insert: `INSERT INTO ${table} (app_id, shard, object_id, doc, rev, ts) VALUES (?, ?, ?, ?, 1, ?) IF NOT EXISTS`,
-    replace: `UPDATE ${table} SET doc = ?, rev = ?, ts = ?, retired = ? WHERE ${where} IF rev = ?`,
+    read: `SELECT doc, rev, ts, added, retired FROM ${table} WHERE ${where}`,
+    readMany: `SELECT doc FROM ${table} WHERE app_id = ? AND shard = ? AND object_id IN ?`,
+    insert: `INSERT INTO ${table} (app_id, shard, object_id, doc, rev, ts, added) VALUES (?, ?, ?, ?, 1, ?, ?) IF NOT EXISTS`,
+    replace: `UPDATE ${table} SET doc = ?, rev = ?, ts = ?, added = ?, retired = ? WHERE ${where} IF rev = ?`,
     delete: `DELETE FROM ${table} WHERE ${where} IF rev = ?`,
     page: `SELECT doc FROM ${table} WHERE app_id = ? AND shard = ? AND object_id > ? LIMIT ?`,
   };
