@@ -145,7 +145,7 @@ export function loggable(word: string): string {
  * The outcome of a request that got no answer (a transport's failure): its
  * word when Herald's transports document it, else `Other`.
  */
-export function noAnswerOutcome(failure: TransportFailure): DeliveryOutcome {
+export function noAnswerOutcome(failure: TransportFailure): Extract<DeliveryOutcome, { kind: 'retry' | 'failed' }> {
   const reason = reasonOf('transport', failure.reason);
   return failure.retryable ? { kind: 'retry', reason } : { kind: 'failed', reason };
 }

@@ -101,7 +101,7 @@ export class FcmClient implements GatewayClient<FcmDelivery> {
     const failure = exchange.failure;
     if (failure !== undefined) {
       const outcome = noAnswerOutcome(failure);
-      if (outcome.kind !== 'delivered' && outcome.reason === 'Other') this.#unknownReasons.failure(failure.reason);
+      if (outcome.reason === 'Other') this.#unknownReasons.failure(failure.reason);
       return outcome;
     }
     const retryAfterMs = parseRetryAfter(exchange.header('retry-after'), this.#clock.now());
