@@ -74,6 +74,8 @@ export class H2Connection implements FrameHandler {
   /** Acks of our SETTINGS still to come. */
   #settingsAcksDue = 1;
   #connectTimer: NodeJS.Timeout | undefined;
+  /** Drops a socket that has not closed in its grace time; cleared when it closes, so that a closed connection is not held. */
+  #dropTimer: NodeJS.Timeout | undefined;
   /** Why the connection failed before it became ready. */
   #failure: Error | undefined;
 
@@ -177,7 +179,7 @@ export class H2Connection implements FrameHandler {
       this.#out.schedule();
       if (this.#streams.size === 0) this.#endSocket();
     }
-    setTimeout(() => this.#socket.destroy(), graceMs).unref();
+    this.#dropLater(graceMs);
     return closed;
   }
 
@@ -521,7 +523,12 @@ export class H2Connection implements FrameHandler {
     }
     this.#goAwayFrame(code);
     this.#endSocket();
-    setTimeout(() => this.#socket.destroy(), goAwayGraceMs).unref();
+    this.#dropLater(goAwayGraceMs);
+  }
+
+  /** Drops the socket after `ms` unless it has closed by then. */
+  #dropLater(ms: number): void {
+    this.#dropTimer ??= setTimeout(() => this.#socket.destroy(), ms).unref();
   }
 
   #giveUp(error: Error): void {
@@ -541,6 +548,7 @@ export class H2Connection implements FrameHandler {
     this.#closed = true;
     this.#out.stop();
     clearTimeout(this.#connectTimer);
+    clearTimeout(this.#dropTimer);
     this.#keepAlive.stop();
     const open = this.#streams.clear();
     this.#retire('closed');

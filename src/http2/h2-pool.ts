@@ -100,7 +100,8 @@ export class H2Pool implements H2ConnectionEvents, H2ExchangeOwner {
     const connection = this.#queue.length === this.#head ? freeWithFewestStreams(this.#usable) : undefined;
     if (connection === undefined) {
       this.#queue.push(exchange);
-      this.#grow();
+      // Behind requests that settled while they waited, a free connection may take this one now.
+      this.#drain();
     } else {
       exchange.startOn(connection);
     }
@@ -138,7 +139,7 @@ export class H2Pool implements H2ConnectionEvents, H2ExchangeOwner {
     const index = this.#usable.indexOf(connection);
     if (index === -1) return;
     this.#usable.splice(index, 1);
-    if (this.#queue.length > this.#head) this.#grow();
+    if (this.#queue.length > this.#head) this.#drain();
   }
 
   /** @internal H2ConnectionEvents */
@@ -182,7 +183,10 @@ export class H2Pool implements H2ConnectionEvents, H2ExchangeOwner {
    * hammered while busy connections still serve).
    */
   #grow(): void {
+    this.#skipSettled();
     const waiting = this.#queue.length - this.#head;
+    // A closing pool opens none once nothing is in flight: a request that timed out waiting is no reason to.
+    if (waiting === 0 || (this.#closed && this.#inFlight.size === 0)) return;
     const most = this.#options.connections;
     if (waiting <= this.#connecting * assumedStreams || this.#usable.length + this.#connecting >= most) return;
     const wait = this.#connectAfter - performance.now();
@@ -197,6 +201,12 @@ export class H2Pool implements H2ConnectionEvents, H2ExchangeOwner {
       this.#connecting += 1;
       this.#connections.add(new H2Connection(this.#connectionSettings, this, this.#dial()));
     } while (waiting > this.#connecting * assumedStreams && this.#usable.length + this.#connecting < most);
+  }
+
+  /** Passes the waiting requests that settled (timed out) at the head of the queue. */
+  #skipSettled(): void {
+    while (this.#head < this.#queue.length && (this.#queue[this.#head] as H2Exchange).done) this.#head += 1;
+    this.#compactQueue();
   }
 
   #failQueue(error: Error): void {

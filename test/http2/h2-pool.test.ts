@@ -69,13 +69,16 @@ async function tlsServer(alpn: string[], speak: (socket: TLSSocket) => void): Pr
 /** Counts the connections a pool opens. */
 class CountingObserver implements H2PoolObserver {
   opened = 0;
+  closed = 0;
   answers = 0;
 
   connectionOpened(): void {
     this.opened += 1;
   }
 
-  connectionClosed(): void {}
+  connectionClosed(): void {
+    this.closed += 1;
+  }
 
   answered(): void {
     this.answers += 1;
@@ -295,6 +298,34 @@ describe('Herald\'s HTTP/2 connections', () => {
     expect(server.seen).toHaveLength(1);
     // The pool was never closed: the process ended on its own once the answer was in.
     expect(performance.now() - started).toBeLessThan(5000);
+  });
+
+  it('opens no connection while it closes after a request timed out waiting for a stream, and leaves none open', async () => {
+    // The server allows no stream: the request waits in the queue until its deadline.
+    const server = await h2Server(ok, { maxConcurrentStreams: 0 });
+    const observer = new CountingObserver();
+    const client = pool(server.origin, { requestTimeoutMs: 300, observer });
+    const answer = await client.exchange(post('/waits'));
+    await client.close();
+    // A connection opened while closing would be up by now.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+
+    expect(answer.failure).toEqual({ reason: 'Timeout', retryable: true });
+    expect(observer.opened).toBe(1);
+    expect(observer.closed).toBe(1);
+    expect(server.sessions.size).toBe(1);
+  });
+
+  it('starts a request on a free connection at once behind one that timed out waiting', async () => {
+    const server = await h2Server(ok, { maxConcurrentStreams: 0 });
+    const client = pool(server.origin, { requestTimeoutMs: 300 });
+    expect((await client.exchange(post('/waits'))).failure?.reason).toBe('Timeout');
+    // Once the client has acked the new limit, it has applied it.
+    await Promise.all([...server.sessions].map((session) => new Promise((resolve) => session.settings({ maxConcurrentStreams: 10 }, resolve))));
+    const started = performance.now();
+
+    expect((await client.exchange(post('/goes'))).status).toBe(200);
+    expect(performance.now() - started).toBeLessThan(250);
   });
 
   it('answers the server\'s PINGs', async () => {
