@@ -140,6 +140,20 @@ describe('Herald\'s HTTP/2 connections', () => {
     }
   });
 
+  it('follows a header table the server shrinks and grows again between requests, every header arriving right', async () => {
+    const server = await h2Server(ok);
+    const client = pool(server.origin);
+    const headers = ['apns-topic', 'com.example.app', 'authorization', `bearer ${'t'.repeat(300)}`];
+    for (const headerTableSize of [4096, 0, 100, 4096]) {
+      // Once the client has acked the setting, its next block must announce the table it now uses.
+      await Promise.all([...server.sessions].map((session) => new Promise((resolve) => session.settings({ headerTableSize }, resolve))));
+      const answers = await Promise.all(Array.from({ length: 5 }, (_, n) => client.exchange(post(`/t/${headerTableSize}/${n}`, Buffer.from('{}'), headers))));
+      expect(answers.every((answer) => answer.status === 200)).toBe(true);
+    }
+    expect(server.seen).toHaveLength(20);
+    for (const request of server.seen) expect(request.headers).toMatchObject({ 'apns-topic': 'com.example.app', authorization: `bearer ${'t'.repeat(300)}` });
+  });
+
   it('reads an answer whose headers span CONTINUATION frames, with its trailers and body', async () => {
     const big = 'b'.repeat(30_000);
     const server = await h2Server((stream) => {
