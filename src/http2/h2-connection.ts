@@ -246,8 +246,10 @@ export class H2Connection implements FrameHandler {
 
   #onData(flags: number, streamId: number, buffer: Buffer, start: number, end: number): void {
     if (streamId === 0) throw new ConnectionError(ErrorCode.protocolError, 'DATA on stream 0');
-    // Most frames are unpadded: their content is the payload, with nothing to allocate.
-    const { from, to } = flags & FrameFlag.padded ? dataContent(flags, buffer, start, end) : { from: start, to: end };
+    // Most frames are unpadded: their content is the payload, and nothing is allocated for it.
+    let from = start;
+    let to = end;
+    if (flags & FrameFlag.padded) ({ from, to } = dataContent(flags, buffer, start, end));
     // Padding counts against flow control too.
     this.#consumed(end - start);
     const stream = this.#streams.find(streamId, 'DATA');
@@ -274,7 +276,9 @@ export class H2Connection implements FrameHandler {
 
   #onHeaders(flags: number, streamId: number, buffer: Buffer, start: number, end: number): void {
     if (streamId === 0) throw new ConnectionError(ErrorCode.protocolError, 'HEADERS on stream 0');
-    const { from, to } = flags & (FrameFlag.padded | FrameFlag.priority) ? headersContent(flags, buffer, start, end) : { from: start, to: end };
+    let from = start;
+    let to = end;
+    if (flags & (FrameFlag.padded | FrameFlag.priority)) ({ from, to } = headersContent(flags, buffer, start, end));
     const endStream = (flags & FrameFlag.endStream) !== 0;
     if (flags & FrameFlag.endHeaders) this.#headerBlock(streamId, endStream, buffer, from, to);
     else this.#headerBlocks.begin(streamId, endStream, buffer, from, to);

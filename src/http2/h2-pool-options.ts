@@ -3,15 +3,14 @@ import type { SecureContextOptions } from 'node:tls';
 import type { Logger } from '../core/logger.ts';
 import type { Endpoint } from './endpoint.ts';
 import type { H2ConnectionLimits } from './h2-connection-options.ts';
+import type { AnswerObserver } from './in-flight-exchanges.ts';
 
 /** What a pool tells whoever counts its connections and answers. */
-export interface H2PoolObserver {
+export interface H2PoolObserver extends AnswerObserver {
   /** A connection finished its handshake and got the server's settings. */
   connectionOpened(): void;
   /** A connection counted by `connectionOpened` closed. */
   connectionClosed(): void;
-  /** An answer arrived, `seconds` after its request was handed to the pool. */
-  answered(seconds: number): void;
 }
 
 export interface H2PoolOptions {

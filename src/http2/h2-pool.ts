@@ -74,8 +74,7 @@ export class H2Pool implements H2ConnectionEvents, H2ExchangeOwner {
       this.#dial = () => dial(endpoint);
     }
     this.#observer = options.observer ?? unobserved;
-    const observer = this.#observer;
-    this.#inFlight = new InFlightExchanges(options.requestTimeoutMs, (seconds) => observer.answered(seconds));
+    this.#inFlight = new InFlightExchanges(options.requestTimeoutMs, this.#observer);
   }
 
   /** Requests waiting for or holding a stream. */

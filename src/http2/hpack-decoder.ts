@@ -66,7 +66,9 @@ export class HpackDecoder {
         let name: string;
         let value: string;
         if (first & 0x80) {
-          [name, value] = this.#entry(this.#integer(7));
+          const entry = this.#entry(this.#integer(7));
+          name = entry[0];
+          value = entry[1];
         } else if (first & 0x40) {
           const index = this.#integer(6);
           name = index === 0 ? this.#literalName() : this.#entry(index)[0];

@@ -13,22 +13,27 @@ export interface TimedExchange {
   fail(failure: H2Failure): void;
 }
 
+/** Told the latency of each answer. */
+export interface AnswerObserver {
+  /** An answer arrived `seconds` after its request was handed to the pool. */
+  answered(seconds: number): void;
+}
+
 /**
  * The requests a pool holds, from the moment it takes them until they
  * settle: they time out at their deadline, each answer's latency goes to
- * `answered`, and `drained()` tells a closing pool when none is left. Every
+ * the observer, and `drained()` tells a closing pool when none is left. Every
  * exchange has the same timeout, so start order is deadline order and the
  * sweep stops at the first that is not due.
  */
 export class InFlightExchanges<E extends TimedExchange> {
-  readonly #answered: ((seconds: number) => void) | undefined;
+  readonly #observer: AnswerObserver | undefined;
   readonly #exchanges = new Set<E>();
   readonly #sweeper: NodeJS.Timeout;
   #drained: (() => void) | undefined;
 
-  /** `answered` is told the seconds from each answered request's start to its answer. */
-  constructor(requestTimeoutMs: number, answered?: (seconds: number) => void) {
-    this.#answered = answered;
+  constructor(requestTimeoutMs: number, observer?: AnswerObserver) {
+    this.#observer = observer;
     const sweepEvery = Math.max(5, Math.min(1000, Math.floor(requestTimeoutMs / 8)));
     this.#sweeper = setInterval(() => this.#sweep(), sweepEvery).unref();
   }
@@ -44,7 +49,7 @@ export class InFlightExchanges<E extends TimedExchange> {
   /** Forgets a settled exchange (once; later calls do nothing) and reports its latency if it was answered. */
   settled(exchange: E): void {
     if (!this.#exchanges.delete(exchange)) return;
-    if (exchange.status !== 0) this.#answered?.((performance.now() - exchange.startedAt) / 1000);
+    if (exchange.status !== 0) this.#observer?.answered((performance.now() - exchange.startedAt) / 1000);
     if (this.#exchanges.size === 0) this.#drained?.();
   }
 

@@ -56,7 +56,7 @@ export class Http2Pool implements GatewayTransport, ExchangeOwner, PooledSession
     };
     this.#agent.on('session', (session: ClientHttp2Session) => this.#adopt(session));
     const { gateway, metrics } = options;
-    this.#inFlight = new InFlightExchanges(options.requestTimeoutMs, (seconds) => metrics.observeLatency(gateway, seconds));
+    this.#inFlight = new InFlightExchanges(options.requestTimeoutMs, { answered: (seconds) => metrics.observeLatency(gateway, seconds) });
     this.#untrack = metrics.trackStreams(gateway, () => this.#inFlight.size);
   }
 
