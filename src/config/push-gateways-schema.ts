@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { hmsAppSchema } from './makers/hms-schema.ts';
 
 /**
  * Push credentials per app (`apps[].push`) and the settings every gateway
@@ -86,6 +87,8 @@ export const appPushSchema = z
   .object({
     apns: apnsAppSchema.optional().describe('Apple Push Notification service credentials'),
     fcm: fcmAppSchema.optional().describe('Firebase Cloud Messaging credentials'),
+    // The phone makers' push services, one block each (docs/push-engine.md, "Phone-maker gateways").
+    hms: hmsAppSchema.optional().describe('Huawei Push Kit: endpoints and profiles'),
   })
   .strict();
 
@@ -132,6 +135,13 @@ export const pushGatewaysSchema = z
     sessionsPerOrigin: sessionsPerOriginSchema.default({ apns: 2, fcm: 20 }).describe(
       'most HTTP/2 sessions per gateway endpoint and credential, for APNs and for FCM; one more opens only while the open ones are at the server\'s stream limit',
     ),
+    makerConnections: z
+      .number()
+      .int()
+      .min(1)
+      .max(64)
+      .default(8)
+      .describe('most keep-alive HTTP/1.1 connections per phone-maker endpoint and profile (a request carries up to 1000 devices)'),
     requestTimeoutMs: z.number().int().min(100).max(300_000).default(10_000).describe('longest wait for a gateway answer; then the delivery is retried'),
     pingIntervalMs: z.number().int().min(1000).max(3_600_000).default(60_000).describe('HTTP/2 PING interval; a session that misses an answer is replaced'),
     tokenRefreshMinutes: z.number().int().min(20).max(60).default(50).describe('age at which the APNs provider token is signed again (APNs: 20 to 60 minutes)'),

@@ -10,7 +10,15 @@ export interface PushSpec {
   data: Record<string, unknown>;
   target:
     | { kind: 'query'; where: Record<string, unknown> | null; platforms: Platform[] }
-    | { kind: 'devices'; deviceType: Platform; ids: string[]; deviceProfile: string | null };
+    | {
+        kind: 'devices';
+        deviceType: Platform;
+        ids: string[];
+        /** iOS: a named certificate; Android with `vendor`: the maker profile (absent: `_default`). */
+        deviceProfile: string | null;
+        /** Android: the ids are registrationIds of this vendor's devices; absent (and in specs from before) they are installationIds. */
+        vendor?: string | null;
+      };
   /** Unix ms; null: never expires. */
   expiresAt: number | null;
   environment: 'prod' | 'dev';
@@ -28,7 +36,7 @@ export function pushSpecOf(request: PushRequest): PushSpec {
     target:
       target.kind === 'query'
         ? { kind: 'query', where: target.whereJson, platforms: [...target.platforms] }
-        : { kind: 'devices', deviceType: target.deviceType, ids: target.ids, deviceProfile: target.deviceProfile ?? null },
+        : { kind: 'devices', deviceType: target.deviceType, ids: target.ids, deviceProfile: target.deviceProfile ?? null, vendor: target.vendor ?? null },
     expiresAt: request.expiresAt,
     environment: request.environment,
     topic: request.topic,

@@ -1,4 +1,5 @@
 import type { DeliveryOutcome } from './delivery.ts';
+import { hmsReasons } from './makers/hms/hms-reasons.ts';
 import type { TransportFailure } from './transport-failure.ts';
 
 /**
@@ -11,7 +12,8 @@ import type { TransportFailure } from './transport-failure.ts';
  * new key or series each time: a word outside this catalogue is `Other`, and
  * the word itself goes only to a throttled log line.
  *
- * A gateway added later brings its own list here, named by what it is.
+ * A gateway added later brings its own list here, named by what it is
+ * (a phone maker's lives in its folder, `makers/<maker>/<maker>-reasons.ts`).
  */
 export const reasonsBySource = {
   /** Apple's documented reasons, and Herald's names for an answer without one (`BadRequest`). */
@@ -74,6 +76,8 @@ export const reasonsBySource = {
     'DATA_LOSS',
     'UNAUTHENTICATED',
   ],
+  /** The phone makers' words, one list each. */
+  hms: hmsReasons,
   /** Herald's words for a request that got no answer (the transports' `TransportFailure`). */
   transport: [
     'Timeout',
@@ -101,6 +105,11 @@ export const reasonsBySource = {
     'AccessTokenUnavailable',
     'AccessTokenRefused',
     'ProviderTokenUnavailable',
+    // Phone makers (docs/push-engine.md, "Phone-maker gateways").
+    'NoVendorCredentials',
+    'SilentNotSupported',
+    'DailyQuotaExceeded',
+    'PayloadTooLarge',
   ],
 } as const;
 
@@ -118,12 +127,8 @@ export type DeliveryReason = ReasonOf<ReasonSource> | typeof otherReason;
 /** The documented set, each once (a word two sources share, such as `BadCertificate`, means the same in both). */
 export const deliveryReasons: readonly DeliveryReason[] = [...new Set<DeliveryReason>([...Object.values(reasonsBySource).flat(), otherReason])];
 
-const known: { readonly [S in ReasonSource]: ReadonlySet<string> } = {
-  apns: new Set(reasonsBySource.apns),
-  fcm: new Set(reasonsBySource.fcm),
-  transport: new Set(reasonsBySource.transport),
-  engine: new Set(reasonsBySource.engine),
-};
+const known = {} as Record<ReasonSource, ReadonlySet<string>>;
+for (const source of Object.keys(reasonsBySource) as ReasonSource[]) known[source] = new Set<string>(reasonsBySource[source]);
 
 /**
  * The reason `source` means by `word`: the word itself when the source

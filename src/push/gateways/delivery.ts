@@ -3,10 +3,20 @@
  * caller builds each body once per push; clients send it as given.
  */
 
-/** The gateways Herald speaks to; also the values of the metrics' `gateway` label. */
-export const gatewayNames = ['apns', 'fcm'] as const;
+/**
+ * The gateways Herald speaks to; also the values of the metrics' `gateway`
+ * label, the keys of the delivery windows and of the apps' `push` config:
+ * APNs, FCM and the phone makers' own push services (docs/push-engine.md,
+ * "Phone-maker gateways").
+ */
+export const gatewayNames = ['apns', 'fcm', 'hms', 'honor', 'xiaomi', 'oppo', 'vivo', 'meizu'] as const;
 
 export type GatewayName = (typeof gatewayNames)[number];
+
+/** The phone makers' gateways: every gateway but APNs and FCM. */
+export type MakerName = Exclude<GatewayName, 'apns' | 'fcm'>;
+
+export const makerNames: readonly MakerName[] = gatewayNames.filter((name): name is MakerName => name !== 'apns' && name !== 'fcm');
 
 /** One notification to one Apple device. */
 export interface ApnsDelivery {

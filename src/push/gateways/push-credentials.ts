@@ -1,5 +1,7 @@
 import type { ApnsCertificateAuth, ApnsEnvironment, ApnsTokenAuth } from './apns-client-options.ts';
+import type { MakerName } from './delivery.ts';
 import type { FcmServiceAccount } from './fcm-service-account.ts';
+import type { MakerProfiles } from './makers/maker.ts';
 
 /** An APNs client certificate read from its files. */
 export interface ApnsCertificateCredential {
@@ -30,6 +32,8 @@ export interface FcmCredentials {
 export interface AppPushCredentials {
   apns: ApnsCredentials | undefined;
   fcm: FcmCredentials | undefined;
+  /** The phone makers the app has a block for, each with its profiles. */
+  makers: ReadonlyMap<MakerName, MakerProfiles>;
 }
 
 /** Every app's push credentials, read and checked at start-up by `loadPushCredentials`. */

@@ -4,13 +4,18 @@ import type { PushGatewaysConfig } from '../../config/push-gateways-schema.ts';
 import { ApnsClient } from './apns-client.ts';
 import type { ApnsEnvironment } from './apns-client-options.ts';
 import { FcmClient } from './fcm-client.ts';
+import type { MakerName } from './delivery.ts';
 import { noopGatewayMetrics, type GatewayMetrics } from './gateway-metrics.ts';
+import { MakerClient } from './makers/maker-client.ts';
+import { MakerHttp } from './makers/maker-http.ts';
+import type { MakerProfiles } from './makers/maker.ts';
 import type { ApnsCertificateCredential, ApnsCredentials, AppPushCredentials, PushCredentials } from './push-credentials.ts';
 
 export interface PushGatewaysOptions {
   /** From `loadPushCredentials`, at start-up. */
   credentials: PushCredentials;
-  settings: Pick<PushGatewaysConfig, 'transport' | 'sessionsPerOrigin' | 'requestTimeoutMs' | 'pingIntervalMs' | 'tokenRefreshMinutes'>;
+  settings: Pick<PushGatewaysConfig, 'transport' | 'sessionsPerOrigin' | 'requestTimeoutMs' | 'pingIntervalMs' | 'tokenRefreshMinutes'> &
+    Partial<Pick<PushGatewaysConfig, 'makerConnections'>>;
   metrics?: GatewayMetrics;
   /** Gets `{app, environment, profile}` bindings per client (the clients add `gateway`); clients log session events only. */
   logger?: Logger;
@@ -23,20 +28,23 @@ interface AppClients {
   apnsCertificate: Partial<Record<ApnsEnvironment, ApnsClient>>;
   apnsProfiles: Map<string, Partial<Record<ApnsEnvironment, ApnsClient>>>;
   fcm: FcmClient | undefined;
+  /** By maker and profile; null when the app has no such profile. */
+  makers: Map<string, MakerClient | null>;
 }
 
 /**
  * The gateway clients of every app, built lazily from the credentials loaded
  * at start-up: one APNs client per app, environment and credential (token
  * auth serves every profile; certificates are per profile), one FCM client
- * per app. Each client keeps its own pooled sessions.
+ * per app, one client per app, phone maker and profile. Each client keeps
+ * its own pooled sessions or connections.
  */
 export class PushGateways {
   readonly #options: PushGatewaysOptions;
   readonly #metrics: GatewayMetrics;
   readonly #clock: Clock;
   readonly #clients = new Map<string, AppClients>();
-  readonly #all: (ApnsClient | FcmClient)[] = [];
+  readonly #all: (ApnsClient | FcmClient | MakerClient)[] = [];
   #closing: Promise<void> | undefined;
 
   constructor(options: PushGatewaysOptions) {
@@ -98,6 +106,24 @@ export class PushGateways {
   }
 
   /**
+   * The client of `appId`'s `profile` of `maker` (an installation's
+   * `deviceProfile`, `_default` when it has none), or null when the app has
+   * no such profile: such a device is not sent to (`NoVendorCredentials`).
+   */
+  maker(appId: string, maker: MakerName, profile: string): MakerClient | null {
+    const profiles = this.#app(appId)?.makers.get(maker);
+    if (profiles === undefined) return null;
+    const clients = this.#clientsOf(appId);
+    const key = `${maker}\u0000${profile}`;
+    let client = clients.makers.get(key);
+    if (client === undefined) {
+      client = this.#makerClient(appId, maker, profile, profiles);
+      clients.makers.set(key, client);
+    }
+    return client;
+  }
+
+  /**
    * Closes every client: new deliveries are refused, those in flight finish
    * (each within the request timeout), then the sessions close. Idempotent;
    * asking for a client afterwards throws.
@@ -115,7 +141,7 @@ export class PushGateways {
   #clientsOf(appId: string): AppClients {
     let clients = this.#clients.get(appId);
     if (clients === undefined) {
-      clients = { apnsToken: {}, apnsCertificate: {}, apnsProfiles: new Map(), fcm: undefined };
+      clients = { apnsToken: {}, apnsCertificate: {}, apnsProfiles: new Map(), fcm: undefined, makers: new Map() };
       this.#clients.set(appId, clients);
     }
     return clients;
@@ -165,7 +191,26 @@ export class PushGateways {
     );
   }
 
-  #track<C extends ApnsClient | FcmClient>(client: C): C {
+  #makerClient(appId: string, maker: MakerName, profile: string, profiles: MakerProfiles): MakerClient | null {
+    // Only the profiles the app names make clients: a deviceProfile is the installation's to choose.
+    if (!profiles.names.includes(profile)) return null;
+    const { settings, logger } = this.#options;
+    const http = new MakerHttp({
+      gateway: maker,
+      ca: this.#options.credentials.ca,
+      connections: settings.makerConnections ?? 8,
+      requestTimeoutMs: settings.requestTimeoutMs,
+      metrics: this.#metrics,
+    });
+    const protocol = profiles.protocol(profile, { http, clock: this.#clock });
+    if (protocol === undefined) {
+      void http.close();
+      return null;
+    }
+    return this.#track(new MakerClient({ gateway: maker, profile, protocol, http, clock: this.#clock, logger: logger?.child({ app: appId, profile }) }));
+  }
+
+  #track<C extends ApnsClient | FcmClient | MakerClient>(client: C): C {
     this.#all.push(client);
     return client;
   }

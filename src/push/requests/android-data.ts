@@ -11,8 +11,8 @@ export function isReservedFcmKey(key: string): boolean {
   return key === 'from' || key === 'message_type' || key === 'notification' || key.startsWith('google.') || key.startsWith('gcm.');
 }
 
-/** Validates `data` for Android devices. */
-export function checkAndroidData(data: Record<string, unknown>): void {
+/** Validates `data` for Android devices; `fcm: false` for a phone maker's view, where FCM's reserved keys mean nothing. */
+export function checkAndroidData(data: Readonly<Record<string, unknown>>, options: { fcm: boolean } = { fcm: true }): void {
   const alert = data.alert;
   if (alert === undefined || alert === null) fail(ErrorCode.missingRequiredKey, 'data.alert is required for Android devices');
   if (typeof alert !== 'string') {
@@ -21,6 +21,7 @@ export function checkAndroidData(data: Record<string, unknown>): void {
   if (data.title !== undefined && typeof data.title !== 'string') fail(ErrorCode.invalidType, 'data.title must be a string');
   if (data.silent !== undefined && typeof data.silent !== 'boolean') fail(ErrorCode.invalidType, 'data.silent must be true or false');
   if (data.action !== undefined && typeof data.action !== 'string') fail(ErrorCode.invalidType, 'data.action must be a string');
+  if (!options.fcm) return;
   for (const key of Object.keys(data)) {
     if (isReservedFcmKey(key)) fail(ErrorCode.invalidFieldName, `data.${key} is reserved by FCM and cannot be sent to Android devices`);
   }

@@ -24,10 +24,12 @@ export interface QueryTarget {
 export interface DeviceTarget {
   kind: 'devices';
   deviceType: Platform;
-  /** iOS deviceTokens or Android installationIds, at most 500, duplicates removed, in the given order. */
+  /** iOS deviceTokens, Android installationIds, or with `vendor` Android registrationIds; at most 500, duplicates removed, in the given order. */
   ids: string[];
-  /** iOS only: name of a custom push certificate. */
+  /** iOS: name of a custom push certificate; Android with `vendor`: the maker profile (`_default` when absent). */
   deviceProfile?: string;
+  /** Android only: the ids are registrationIds of devices of this `vendor` (`HMS`, `mi`, `fcm`, …). */
+  vendor?: string;
   /** Android only: notification channel (also in `PushRequest.androidChannel`). */
   channel?: string;
 }

@@ -1,4 +1,4 @@
-import type { GatewayName } from '../gateways/delivery.ts';
+import { gatewayNames, type GatewayName } from '../gateways/delivery.ts';
 import type { SenderMetrics } from './sender-metrics.ts';
 
 /** The final outcomes as `herald_push_deliveries_total` labels them. */
@@ -12,10 +12,10 @@ export type TalliedOutcome = (typeof talliedOutcomes)[number];
  * increment costs more than the rest of a delivery's bookkeeping.
  */
 export class DeliveryTally {
-  readonly #counts: Record<GatewayName, Record<TalliedOutcome, number>> = {
-    apns: { delivered: 0, 'invalid-token': 0, failed: 0, 'not-sent': 0 },
-    fcm: { delivered: 0, 'invalid-token': 0, failed: 0, 'not-sent': 0 },
-  };
+  readonly #counts = Object.fromEntries(gatewayNames.map((gateway) => [gateway, { delivered: 0, 'invalid-token': 0, failed: 0, 'not-sent': 0 }])) as Record<
+    GatewayName,
+    Record<TalliedOutcome, number>
+  >;
 
   add(gateway: GatewayName, outcome: TalliedOutcome): void {
     this.#counts[gateway][outcome] += 1;

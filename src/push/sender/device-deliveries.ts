@@ -8,6 +8,8 @@ import { deliverWithRetry, type RetryPolicy } from '../gateways/deliver-with-ret
 import type { DeliveryReason } from '../gateways/delivery-reasons.ts';
 import type { ApnsDelivery, DeliveryOutcome, GatewayClient, GatewayName } from '../gateways/delivery.ts';
 import type { GatewayMetrics } from '../gateways/gateway-metrics.ts';
+import type { AndroidRoute } from '../gateways/makers/android-routes.ts';
+import type { Maker } from '../gateways/makers/maker.ts';
 import type { PushGateways } from '../gateways/push-gateways.ts';
 import { nextBadge } from '../payload/apns-template.ts';
 import type { PushSpec } from '../push-spec.ts';
@@ -16,7 +18,7 @@ import type { DeliveryTally } from './delivery-tally.ts';
 import type { SliceCounts } from './slice-counts.ts';
 
 export interface DeviceDeliveriesDeps {
-  gateways: Pick<PushGateways, 'apns' | 'fcm'>;
+  gateways: Pick<PushGateways, 'apns' | 'fcm' | 'maker'>;
   installations: InstallationStore;
   retry: RetryPolicy;
   gatewayMetrics: Pick<GatewayMetrics, 'retried'>;
@@ -36,6 +38,9 @@ export interface SliceContext {
 }
 
 const environments: Record<PushSpec['environment'], ApnsEnvironment> = { prod: 'production', dev: 'development' };
+
+/** The maker profile of an installation without a `deviceProfile` (the hosted service's rule). */
+export const defaultMakerProfile = '_default';
 
 /** The outcome of a delivery whose push expired before it could be sent; counted like the sender's own `Expired`. */
 const expired: DeliveryOutcome = Object.freeze({ kind: 'failed', reason: 'Expired' });
@@ -70,17 +75,52 @@ export class DeviceDeliveries {
     await this.#send(slice, 'ios', client, delivery, installation);
   }
 
-  /** An Android device, through FCM with its registration token. */
-  async toAndroid(slice: SliceContext, installation: StoredObject): Promise<void> {
-    const vendor = installation.vendor;
-    if (vendor !== undefined && vendor !== null && vendor !== 'fcm') return this.#notSent(slice, 'fcm', 'UnsupportedVendor');
-    const token = installation.registrationId;
+  /**
+   * An Android device through the gateway its vendor routes to: FCM, or a
+   * phone maker with the installation's profile. `listed` is the
+   * registrationId a `/push/devices` request named the device by; otherwise
+   * the installation's is used.
+   */
+  async toAndroid(slice: SliceContext, route: AndroidRoute, installation: StoredObject | null, listed?: string): Promise<void> {
+    const token = listed ?? installation?.registrationId;
+    switch (route.kind) {
+      case 'not-sent':
+        return this.#notSent(slice, 'fcm', route.reason);
+      case 'fcm':
+        return this.#toFcm(slice, token, installation);
+      case 'maker':
+        return this.#toMaker(slice, route.maker, route.variant, token, installation);
+    }
+  }
+
+  async #toFcm(slice: SliceContext, token: unknown, installation: StoredObject | null): Promise<void> {
     if (typeof token !== 'string' || token === '') return this.#notSent(slice, 'fcm', 'NoRegistrationId');
     const client = this.#deps.gateways.fcm(slice.appId);
     if (client === null) return this.#notSent(slice, 'fcm', 'NoFcmCredentials');
     const { expiresAt } = slice.spec;
     const ttl = expiresAt === null ? null : Math.max(0, Math.ceil((expiresAt - this.#deps.clock.now()) / 1000));
     await this.#send(slice, 'android', client, { body: slice.prepared.fcm().bodyFor(token, ttl) }, installation);
+  }
+
+  /**
+   * Through a phone maker: the profile is the request's `device_profile`
+   * (a `/push/devices` by vendor) or the installation's `deviceProfile`,
+   * `_default` when empty. A profile the app does not configure is
+   * `NoVendorCredentials`; a silent push to a maker that cannot pass one
+   * through is `SilentNotSupported` (the hosted service's rule). The client
+   * batches the deliveries it is handed together.
+   */
+  async #toMaker(slice: SliceContext, maker: Maker, variant: string, token: unknown, installation: StoredObject | null): Promise<void> {
+    const { gateway } = maker;
+    if (typeof token !== 'string' || token === '') return this.#notSent(slice, gateway, 'NoRegistrationId');
+    const { target } = slice.spec;
+    const given = target.kind === 'devices' && typeof target.vendor === 'string' ? target.deviceProfile : installation?.deviceProfile;
+    const profile = typeof given === 'string' && given !== '' ? given : defaultMakerProfile;
+    const client = this.#deps.gateways.maker(slice.appId, gateway, profile);
+    if (client === null) return this.#notSent(slice, gateway, 'NoVendorCredentials');
+    const content = slice.prepared.maker(gateway, maker.overrideFields);
+    if (content.silent && !maker.silent) return this.#notSent(slice, gateway, 'SilentNotSupported');
+    await this.#send(slice, 'android', client, { token, content, variant }, installation);
   }
 
   /** A device that could not be sent to: counted as an error with the reason. */

@@ -1,8 +1,11 @@
 import { withTokenCaseInWhere } from '../../devices/device-token-case.ts';
 import { parseWhere } from '../../query/parse-query.ts';
 import type { Condition } from '../../query/query.ts';
+import type { MakerName } from '../gateways/delivery.ts';
 import { buildApnsTemplate, type ApnsTemplate } from '../payload/apns-template.ts';
 import { buildFcmTemplate, type FcmTemplate } from '../payload/fcm-template.ts';
+import { buildMakerContent, type MakerContent } from '../payload/maker-content.ts';
+import { fcmLayers, iosLayers, platformData } from '../payload/platform-data.ts';
 import type { PushSpec } from '../push-spec.ts';
 
 /** What every slice of one push shares, built once per process: the parsed `where` and each platform's payload. */
@@ -10,6 +13,8 @@ export interface PreparedPush {
   readonly where: Condition | null;
   apns(): ApnsTemplate;
   fcm(): FcmTemplate;
+  /** The push as `maker`'s devices get it; `overrideFields` are the maker's request fields in `data.<maker>`. */
+  maker(maker: MakerName, overrideFields: ReadonlySet<string>): MakerContent;
 }
 
 /** How many pushes' preparations a sender keeps; one push's slices come one after another. */
@@ -41,9 +46,16 @@ function prepare(spec: PushSpec): PreparedPush {
   const where = spec.target.kind === 'query' ? withTokenCaseInWhere(parseWhere(spec.target.where ?? undefined)) : null;
   let apns: ApnsTemplate | undefined;
   let fcm: FcmTemplate | undefined;
+  const makers = new Map<MakerName, MakerContent>();
   return {
     where,
-    apns: () => (apns ??= buildApnsTemplate({ data: spec.data, expiresAt: spec.expiresAt })),
-    fcm: () => (fcm ??= buildFcmTemplate({ data: spec.data, androidChannel: spec.androidChannel })),
+    // Each platform gets data with its own content laid over (docs/push-requests.md, "Content per platform").
+    apns: () => (apns ??= buildApnsTemplate({ data: platformData(spec.data, iosLayers).data, expiresAt: spec.expiresAt })),
+    fcm: () => (fcm ??= buildFcmTemplate({ data: platformData(spec.data, fcmLayers).data, androidChannel: spec.androidChannel })),
+    maker: (maker, overrideFields) => {
+      let content = makers.get(maker);
+      if (content === undefined) makers.set(maker, (content = buildMakerContent(spec, maker, overrideFields)));
+      return content;
+    },
   };
 }

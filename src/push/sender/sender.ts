@@ -11,7 +11,8 @@ import { targetPlatform, savedSince } from '../audience/target-platform.ts';
 import { giveUpPush, worthRetrying } from '../give-up.ts';
 import { decodeTask, encodeMessage, sliceKey, taskKey, type PushTaskMessage } from '../push-messages.ts';
 import type { Platform } from '../requests/push-request.ts';
-import type { GatewayName } from '../gateways/delivery.ts';
+import { gatewayNames, type GatewayName } from '../gateways/delivery.ts';
+import { androidRoute, type AndroidRoute } from '../gateways/makers/android-routes.ts';
 import type { DeviceDeliveries, SliceContext } from './device-deliveries.ts';
 import { DeliveryTally } from './delivery-tally.ts';
 import { DeliveryWindow, WindowedSends } from './delivery-window.ts';
@@ -44,9 +45,20 @@ const livenessMs = 1000;
 
 interface Target {
   installation: StoredObject | null;
-  /** The device token (iOS) or installationId (Android) the target was named by. */
+  /** The device token (iOS), installationId or registrationId (Android) the target was named by. */
   id: string;
   platform: Platform;
+  /** Android: the gateway the installation's vendor (or the request's) goes through; null for iOS. */
+  route: AndroidRoute | null;
+  /** The gateway whose delivery window the target takes a place in. */
+  gateway: GatewayName;
+}
+
+/** A target with its route: iOS through APNs, Android by `vendor` (the installation's, or the request's). */
+function targetOf(installation: StoredObject | null, id: string, platform: Platform, vendor: unknown): Target {
+  if (platform === 'ios') return { installation, id, platform, route: null, gateway: 'apns' };
+  const route = androidRoute(vendor);
+  return { installation, id, platform, route, gateway: route.kind === 'maker' ? route.maker.gateway : 'fcm' };
 }
 
 interface SliceEnd {
@@ -73,8 +85,9 @@ export class Sender {
   readonly #liveness = new Map<string, { live: boolean; checkedAt: number }>();
 
   /**
-   * One window per gateway: APNs and FCM answer at their own latencies, and a
-   * gateway that slows down or stalls must not take the other's places.
+   * One window per gateway: APNs, FCM and each phone maker answer at their
+   * own latencies, and a gateway that slows down or stalls must not take the
+   * others' places.
    */
   readonly #windows: Record<GatewayName, DeliveryWindow>;
 
@@ -82,7 +95,7 @@ export class Sender {
     this.#deps = deps;
     const window = (gateway: GatewayName): DeliveryWindow =>
       new DeliveryWindow(new WindowSizer({ bounds: deps.deliveryWindow, resized: (size) => deps.metrics.deliveryWindow(gateway, size) }));
-    this.#windows = { apns: window('apns'), fcm: window('fcm') };
+    this.#windows = Object.fromEntries(gatewayNames.map((gateway) => [gateway, window(gateway)])) as Record<GatewayName, DeliveryWindow>;
   }
 
   async handle(message: BusMessage, context: HandlerContext): Promise<void> {
@@ -140,7 +153,7 @@ export class Sender {
     const targets: Target[] = [];
     for (const installation of page.installations) {
       const platform = targetPlatform(installation, rules);
-      if (platform !== null) targets.push({ installation, id: installation.objectId, platform });
+      if (platform !== null) targets.push(targetOf(installation, installation.objectId, platform, installation.vendor));
     }
     const sent = await this.#deliver(task, slice, targets);
     if (sent === targets.length) return { next: page.next };
@@ -154,7 +167,7 @@ export class Sender {
     const rules = { where: slice.prepared.where, skip: [], activeSince: this.#activeSince() };
     const platform = installation === null ? null : targetPlatform(installation, rules);
     if (installation === null || platform === null) return { next: null };
-    const sent = await this.#deliver(task, slice, [{ installation, id: installation.objectId, platform }]);
+    const sent = await this.#deliver(task, slice, [targetOf(installation, installation.objectId, platform, installation.vendor)]);
     if (sent < 1) throw slice.signal.reason ?? new Error('lookup slice stopped before its end');
     return { next: null };
   }
@@ -162,6 +175,8 @@ export class Sender {
   async #deviceSlice(task: PushTaskMessage, ids: string[], slice: SliceContext): Promise<SliceEnd> {
     const { target } = task.spec;
     if (target.kind !== 'devices') throw new Error('not a device push');
+    const vendor = target.deviceType === 'android' ? (target.vendor ?? null) : null;
+    if (vendor !== null) return this.#vendorSlice(task, ids, vendor, slice);
     const installations = this.#deps.store.installations;
     const field = target.deviceType === 'ios' ? 'deviceToken' : 'installationId';
     const found = await Promise.all(ids.map((value) => installations.findByDevice(task.appId, { field, value })));
@@ -176,12 +191,24 @@ export class Sender {
         slice.counts.devices += 1;
         this.#deps.deliveries.notSent(slice, 'fcm', 'UnknownInstallation');
       } else {
-        targets.push({ installation, id, platform: target.deviceType });
+        targets.push(targetOf(installation, id, target.deviceType, installation?.vendor));
       }
     });
     const sent = await this.#deliver(task, slice, targets);
     // A device list is at most 500 and never paced (flow_control is a /push parameter): only a rebalance stops it short.
     if (sent < targets.length) throw slice.signal.reason ?? new Error('device slice stopped before its end');
+    return { next: null };
+  }
+
+  /**
+   * `/push/devices` with a `vendor`: the ids are that vendor's registrationIds,
+   * the addresses themselves, sent as given like an iOS token without an
+   * installation (no installation is looked up: the stores index none by
+   * registrationId, so neither the idle rule nor token removal applies).
+   */
+  async #vendorSlice(task: PushTaskMessage, ids: string[], vendor: string, slice: SliceContext): Promise<SliceEnd> {
+    const sent = await this.#deliver(task, slice, ids.map((id) => targetOf(null, id, 'android', vendor)));
+    if (sent < ids.length) throw slice.signal.reason ?? new Error('device slice stopped before its end');
     return { next: null };
   }
 
@@ -222,7 +249,7 @@ export class Sender {
       // Each delivery waits for a place in its gateway's window; a rebalance meanwhile stops the handing out.
       for (const end = handed + granted; handed < end; handed += 1) {
         const target = targets[handed] as Target;
-        const window = this.#windows[target.platform === 'android' ? 'fcm' : 'apns'];
+        const window = this.#windows[target.gateway];
         if (!window.tryTake()) {
           await window.take();
           if (slice.signal.aborted) {
@@ -246,8 +273,9 @@ export class Sender {
 
   /** Starts one target's delivery; undefined when it was counted without sending. */
   #send(slice: SliceContext, target: Target): Promise<void> | undefined {
-    const { installation } = target;
-    if (target.platform === 'android') return installation === null ? undefined : this.#deps.deliveries.toAndroid(slice, installation);
+    const { installation, route } = target;
+    // An Android device named by an installation is sent to its registrationId; one named by a registrationId is sent to it.
+    if (route !== null) return this.#deps.deliveries.toAndroid(slice, route, installation, installation === null ? target.id : undefined);
     // Listed devices are named by their token; installations read from a shard carry it.
     const token = installation === null ? target.id : installation.deviceToken;
     if (typeof token === 'string' && token !== '') return this.#deps.deliveries.toIos(slice, token, installation);

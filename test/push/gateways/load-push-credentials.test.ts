@@ -120,7 +120,7 @@ describe('loadPushCredentials', () => {
   });
 
   it('answers an app without push settings with no credentials', () => {
-    expect(loadPushCredentials([{ id: 'plain' }], {}).apps.get('plain')).toEqual({ apns: undefined, fcm: undefined });
+    expect(loadPushCredentials([{ id: 'plain' }], {}).apps.get('plain')).toEqual({ apns: undefined, fcm: undefined, makers: new Map() });
   });
 });
 
@@ -129,6 +129,7 @@ describe('push gateway config schemas', () => {
     expect(pushGatewaysSchema.parse({})).toEqual({
       transport: 'herald',
       sessionsPerOrigin: { apns: 2, fcm: 20 },
+      makerConnections: 8,
       requestTimeoutMs: 10_000,
       pingIntervalMs: 60_000,
       tokenRefreshMinutes: 50,
