@@ -42,7 +42,7 @@ export const deployTests = ['test/deploy/**/*.test.ts'];
  * because a developer's services happen to run
  * (scripts/services/service-ports.ts reads these variables).
  */
-const noServices = {
+export const noServices = {
   HERALD_SERVICES_CASSANDRA_PORT: '1',
   HERALD_SERVICES_CASSANDRA_STORAGE_PORT: '2',
   HERALD_SERVICES_KAFKA_PORT: '3',

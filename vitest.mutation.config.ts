@@ -1,0 +1,25 @@
+import { defineConfig } from 'vitest/config';
+import { runSettings } from './vitest.config.ts';
+import { noServices } from './vitest.unit.config.ts';
+
+/**
+ * The modules `npm run test:mutation` mutates (stryker.config.ts), each with
+ * the unit tests meant to prove it. A module joins with one line.
+ */
+export const mutationModules: [source: string, ...tests: string[]][] = [
+  ['src/push/gateways/classify-apns-response.ts', 'test/push/gateways/classify-apns-response.test.ts'],
+  ['src/push/gateways/classify-fcm-response.ts', 'test/push/gateways/classify-fcm-response.test.ts'],
+  ['src/push/gateways/delivery-reasons.ts', 'test/push/gateways/delivery-reasons.test.ts'],
+  ['src/push/sender/delivery-window.ts', 'test/push/sender/delivery-window.test.ts'],
+  ['src/push/sender/window-sizer.ts', 'test/push/sender/window-sizer.test.ts'],
+  ['src/query/match.ts', 'test/query/match.test.ts'],
+];
+
+/** Only the tests of the mutated modules, so that a static mutant, which runs every test, costs seconds. */
+export default defineConfig({
+  test: {
+    include: [...new Set(mutationModules.flatMap(([, ...tests]) => tests))],
+    env: noServices,
+    ...runSettings,
+  },
+});
