@@ -1,33 +1,45 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { RawConfig } from '../../src/config/schema.ts';
-import { fcmProjectId, startFakeApns, startFakeFcm } from './gateways/gateway-fixtures.ts';
+import { fcmProjectId, hmsApps, startFakeApns, startFakeFcm, startFakeHms } from './gateways/gateway-fixtures.ts';
 import type { FakeApns, FakeApnsOptions } from './gateways/fake-apns.ts';
 import type { FakeFcm, FakeFcmOptions } from './gateways/fake-fcm.ts';
+import type { FakeHms, FakeHmsOptions } from './gateways/fake-hms.ts';
 import { testPki, writeServiceAccount, type TestPki } from './gateways/test-pki.ts';
 
 type RawApp = NonNullable<RawConfig['apps']>[number];
 
-/** A fake APNs and a fake FCM, and the config that points an app at them. */
+/** A fake APNs, a fake FCM and the phone makers' fakes, and the config that points an app at them. */
 export interface PushGatewayFakes {
   pki: TestPki;
   apns: FakeApns;
   fcm: FakeFcm;
-  /** The app's `push` section: token auth at the fake APNs (both environments), FCM through the fake. */
+  /** Huawei Push Kit; the app has its profiles `_default` and `second` (`hmsApps`). */
+  hms: FakeHms;
+  /** The app's `push` section: token auth at the fake APNs (both environments), FCM and each maker through its fake. */
   appPush: NonNullable<RawApp['push']>;
   /** The engine's `push` section with the fakes' CA trusted. */
   engine(overrides?: Partial<NonNullable<RawConfig['push']>>): NonNullable<RawConfig['push']>;
   close(): Promise<void>;
 }
 
-/** Starts both fakes (TLS HTTP/2, certificates from the test PKI, trusted through the CA setting). */
-export async function startPushGatewayFakes(options: { apns?: Partial<FakeApnsOptions>; fcm?: Partial<FakeFcmOptions> } = {}): Promise<PushGatewayFakes> {
+/**
+ * Starts every fake (TLS, certificates from the test PKI, trusted through the
+ * CA setting): APNs and FCM over HTTP/2, the phone makers over HTTP/1.1.
+ */
+export async function startPushGatewayFakes(
+  options: { apns?: Partial<FakeApnsOptions>; fcm?: Partial<FakeFcmOptions>; hms?: Partial<FakeHmsOptions> } = {},
+): Promise<PushGatewayFakes> {
   const pki = await testPki();
   const apns = await startFakeApns(pki, options.apns);
   const fcm = await startFakeFcm(pki, options.fcm);
+  const hms = await startFakeHms(pki, options.hms);
   const serviceAccountFile = writeServiceAccount(pki, { projectId: fcmProjectId, tokenUri: fcm.tokenUri, name: `fcm-${fcm.origin.split(':').at(-1)}` });
   return {
     pki,
     apns,
     fcm,
+    hms,
     appPush: {
       apns: {
         topic: pki.apns.topic,
@@ -35,11 +47,28 @@ export async function startPushGatewayFakes(options: { apns?: Partial<FakeApnsOp
         endpoints: { production: apns.origin, development: apns.origin },
       },
       fcm: { serviceAccountFile, endpoint: fcm.origin },
+      hms: {
+        endpoints: { auth: hms.authUrl, send: hms.sendUrl },
+        profiles: Object.fromEntries(
+          Object.entries(hmsApps).map(([name, app]) => [
+            name,
+            { appId: app.appId, clientId: app.clientId, clientSecretFile: secretFile(pki, `hms-${name}`, app.clientSecret) },
+          ]),
+        ),
+      },
     },
     engine: (overrides = {}) => ({ ...overrides, gateways: { caFile: pki.ca.certFile, ...overrides.gateways } }),
     close: async () => {
       await apns.close();
       await fcm.close();
+      await hms.close();
     },
   };
+}
+
+/** Writes a maker's secret into a file of the PKI's folder, as an operator would (with a trailing newline), and answers its path. */
+export function secretFile(pki: TestPki, name: string, secret: string): string {
+  const file = join(pki.dir, `${name}.secret`);
+  writeFileSync(file, `${secret}\n`, { mode: 0o600 });
+  return file;
 }

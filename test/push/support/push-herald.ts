@@ -30,7 +30,7 @@ export interface PushHeraldOptions {
   coordination?: TestHeraldOptions['coordination'];
 }
 
-/** A Herald on a manual clock, with a fake APNs and a fake FCM sharing that clock. */
+/** A Herald on a manual clock, with a fake APNs, a fake FCM and the phone makers' fakes sharing that clock. */
 export interface PushHerald {
   h: TestHerald;
   fakes: PushGatewayFakes;
@@ -65,7 +65,7 @@ export function quickEngine(overrides: Partial<EngineConfig> = {}): Partial<Engi
 
 export async function startPushHerald(options: PushHeraldOptions = {}): Promise<PushHerald> {
   const clock = new ManualClock();
-  const fakes = await startPushGatewayFakes({ apns: { clock }, fcm: { clock } });
+  const fakes = await startPushGatewayFakes({ apns: { clock }, fcm: { clock }, hms: { clock } });
   let h: TestHerald;
   try {
     h = await startTestHerald({
@@ -148,6 +148,11 @@ export function androidInstallation(id: string | number, savedAt: number, fields
     vendor: 'fcm',
     ...fields,
   };
+}
+
+/** An Huawei (HMS) installation document for `seed`, with installationId `hms-<id>`, registrationId `hmstoken-<id>` and vendor `HMS` as the hosted service's SDK writes it. */
+export function hmsInstallation(id: string | number, savedAt: number, fields: Record<string, unknown> = {}): StoredObject {
+  return androidInstallation(id, savedAt, { installationId: `hms-${id}`, registrationId: `hmstoken-${id}`, vendor: 'HMS', ...fields });
 }
 
 /** A unique name for a test's channel or field value, so tests sharing one Herald do not see each other's devices. */

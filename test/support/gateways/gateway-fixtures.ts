@@ -4,6 +4,7 @@ import type { ApnsDelivery } from '../../../src/push/gateways/delivery.ts';
 import type { FcmServiceAccount } from '../../../src/push/gateways/fcm-service-account.ts';
 import { FakeApns, type FakeApnsOptions } from './fake-apns.ts';
 import { FakeFcm, type FakeFcmOptions } from './fake-fcm.ts';
+import { FakeHms, type FakeHmsApp, type FakeHmsOptions } from './fake-hms.ts';
 import type { TestPki } from './test-pki.ts';
 
 /** A device token as APNs issues them: 32 bytes, hex; distinct per `n`. */
@@ -59,6 +60,20 @@ export function fcmAccount(pki: TestPki, fake: FakeFcm): FcmServiceAccount {
 /** An FCM send body for `token`. */
 export function fcmMessage(token: string, message: Record<string, unknown> = {}): Buffer {
   return Buffer.from(JSON.stringify({ message: { token, ...message } }));
+}
+
+/**
+ * The HMS apps of the push tests: the `_default` profile's and the `second`
+ * profile's, each its own App ID and OAuth client.
+ */
+export const hmsApps = {
+  _default: { appId: '101000001', clientId: '101000001', clientSecret: 'hms-secret-default' },
+  second: { appId: '101000002', clientId: 'client-of-second', clientSecret: 'hms-secret-second' },
+} as const satisfies Record<string, FakeHmsApp>;
+
+/** A fake Huawei Push Kit that knows the `hmsApps`. */
+export function startFakeHms(pki: TestPki, options: Partial<FakeHmsOptions> = {}): Promise<FakeHms> {
+  return FakeHms.start({ cert: pki.server.certPem, key: pki.server.keyPem, apps: Object.values(hmsApps), ...options });
 }
 
 /** `value`, or a failed test when it is null (a registry answered no client). */
