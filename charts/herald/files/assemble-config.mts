@@ -8,8 +8,10 @@
  *   `app.<id>.key` and `app.<id>.masterKey`, and when present the SMTP
  *   password (`app.<id>.smtpPass`) and the SMS webhook token
  *   (`app.<id>.smsWebhookToken`).
- * - `push.apns.token.keyFile` defaults to `apns.<id>.p8` and
- *   `push.fcm.serviceAccountFile` to `fcm.<id>.json`.
+ * - `push.apns.token.keyFile` defaults to `apns.<id>.p8`,
+ *   `push.fcm.serviceAccountFile` to `fcm.<id>.json`, and a phone maker's
+ *   secret file of each profile to `<maker>.<id>.<profile>.secret`
+ *   (`push.hms.profiles.<profile>.clientSecretFile`, …; `makerSecretFiles`).
  * - Every relative `…File` setting names an entry of the Secret and becomes
  *   its path under HERALD_SECRET_DIR.
  *
@@ -44,6 +46,11 @@ export class AssembleError extends Error {
     this.problems = problems;
   }
 }
+
+/** Each phone maker's secret file setting in a profile, defaulted to the Secret entry `<maker>.<id>.<profile>.secret`. */
+export const makerSecretFiles: Readonly<Record<string, string>> = {
+  hms: 'clientSecretFile',
+};
 
 function isObject(value: unknown): value is Json {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -101,6 +108,13 @@ function assembleApp(app: Json, index: number, options: AssembleOptions, problem
   }
   if (push !== undefined && isObject(push.fcm) && push.fcm.serviceAccountFile === undefined) {
     push.fcm.serviceAccountFile = `fcm.${id}.json`;
+  }
+  for (const [maker, field] of Object.entries(makerSecretFiles)) {
+    const block = push?.[maker];
+    if (!isObject(block) || !isObject(block.profiles)) continue;
+    for (const [profile, settings] of Object.entries(block.profiles)) {
+      if (isObject(settings) && settings[field] === undefined) settings[field] = `${maker}.${id}.${profile}.secret`;
+    }
   }
 }
 

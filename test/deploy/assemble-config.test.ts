@@ -1,0 +1,42 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { AssembleError, assembleConfig } from '../../charts/herald/files/assemble-config.mts';
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+/** Assembles `config` with a Secret holding `entries`; answers the config or throws the problems. */
+function assemble(config: unknown, entries: Record<string, string>): Record<string, any> { // eslint-disable-line @typescript-eslint/no-explicit-any
+  const dir = mkdtempSync(join(tmpdir(), 'herald-assemble-'));
+  dirs.push(dir);
+  const secretDir = join(dir, 'secret');
+  writeFileSync(join(dir, 'source.json'), JSON.stringify(config));
+  mkdirSync(secretDir);
+  for (const [key, value] of Object.entries(entries)) writeFileSync(join(secretDir, key), `${value}\n`);
+  return assembleConfig({ source: join(dir, 'source.json'), secretDir, secretName: 'herald', target: join(dir, 'out.json') });
+}
+
+describe('the chart\'s config assembly', () => {
+  const keys = { 'app.shop.key': 'app-key-123', 'app.shop.masterKey': 'master-key-123' };
+
+  it('points each Huawei profile\'s secret at its Secret entry hms.<id>.<profile>.secret unless a file is named', () => {
+    const config = assemble(
+      { apps: [{ id: 'shop', push: { hms: { profiles: { _default: { appId: '1' }, eu: { appId: '2', clientSecretFile: 'hms-eu' } } } } }] },
+      { ...keys, 'hms.shop._default.secret': 's1', 'hms-eu': 's2' },
+    );
+    const profiles = config.apps[0].push.hms.profiles;
+    expect(profiles._default.clientSecretFile).toMatch(/\/secret\/hms\.shop\._default\.secret$/);
+    expect(profiles.eu.clientSecretFile).toMatch(/\/secret\/hms-eu$/);
+  });
+
+  it('names the missing entry of a profile\'s secret', () => {
+    expect(() => assemble({ apps: [{ id: 'shop', push: { hms: { profiles: { eu: { appId: '2' } } } } }] }, keys)).toThrow(AssembleError);
+    expect(() => assemble({ apps: [{ id: 'shop', push: { hms: { profiles: { eu: { appId: '2' } } } } }] }, keys)).toThrow(
+      'the Secret herald has no entry hms.shop.eu.secret (apps[0].push.hms.profiles.eu.clientSecretFile)',
+    );
+  });
+});
