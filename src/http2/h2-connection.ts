@@ -90,7 +90,7 @@ export class H2Connection implements FrameHandler {
     this.#keepAlive = new PingKeepAlive(
       settings.pingIntervalMs,
       (payload) => {
-        if (!this.#ended && !this.#broken && this.#outsideReading('PING')) this.#writer.ping(false, payload);
+        if (!this.#ended && !this.#broken && this.#oweUnprompted('PING')) this.#writer.ping(false, payload);
       },
       () => {
         this.#logEnd('warn', {}, 'HTTP/2 server did not answer a ping; dropping the connection');
@@ -157,7 +157,7 @@ export class H2Connection implements FrameHandler {
     if (!this.#streams.holds(stream)) return;
     this.#endStream(stream);
     if (this.#closed || this.#broken) return;
-    if (this.#outsideReading('RST_STREAM')) this.#writer.rstStream(stream.id, ErrorCode.cancel);
+    if (this.#oweUnprompted('RST_STREAM')) this.#writer.rstStream(stream.id, ErrorCode.cancel);
   }
 
   /**
@@ -448,8 +448,12 @@ export class H2Connection implements FrameHandler {
 
   // Writing
 
-  /** `owe` for a frame we write of our own accord, outside a frame's handling: answers whether to write it. */
-  #outsideReading(what: string): boolean {
+  /**
+   * Counts a control frame we write of our own accord (our PING, a cancel),
+   * outside any frame's handling: one too many ends the connection here
+   * rather than in the reader. Answers whether to write it.
+   */
+  #oweUnprompted(what: string): boolean {
     try {
       this.#out.owe(what);
       return true;

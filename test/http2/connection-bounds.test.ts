@@ -146,7 +146,7 @@ describe('answerStatus', () => {
     expect(answerStatus([':status', status, 'apns-id', 'x'], 1)).toBe(expected);
   });
 
-  it.each(['099', '101', '600', '1000', '20', '', '2 0', '20a', 'a00', '2:0', '2/0'])('refuses status %j as PROTOCOL_ERROR', (status) => {
+  it.each(['099', '101', '600', '1000', '20', '', '2 0', '20a', 'a00', '2:0', '2/0', '20:', '20/', '/00', ':00'])('refuses status %j as PROTOCOL_ERROR', (status) => {
     expect(codeOf(() => answerStatus([':status', status], 1))).toBe(ErrorCode.protocolError);
   });
 
@@ -154,10 +154,12 @@ describe('answerStatus', () => {
     expect(codeOf(() => answerStatus([], 1))).toBe(ErrorCode.protocolError);
     expect(codeOf(() => answerStatus(['apns-id', 'x', ':status', '200'], 1))).toBe(ErrorCode.protocolError);
     expect(codeOf(() => answerStatus([':status', '200', 'apns-id', 'x', ':path', '/'], 1))).toBe(ErrorCode.protocolError);
+    expect(codeOf(() => answerStatus([':status', '200', ':status', '200'], 1))).toBe(ErrorCode.protocolError);
   });
 
   it('takes trailers without pseudo-headers and refuses any', () => {
     expect(() => checkTrailers(['x-a', '1', 'x-b', '2'], 1)).not.toThrow();
+    expect(codeOf(() => checkTrailers([':status', '200'], 1))).toBe(ErrorCode.protocolError);
     expect(codeOf(() => checkTrailers(['x-a', '1', ':status', '200'], 1))).toBe(ErrorCode.protocolError);
   });
 });

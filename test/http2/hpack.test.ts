@@ -267,6 +267,12 @@ describe('HPACK decoder limits', () => {
     expect(decoder.tableEntries).toBe(0);
   });
 
+  it('refuses the edges of the forbidden name ranges and takes the characters just past them', () => {
+    const named = (name: string): Buffer => Buffer.concat([Buffer.from([0x00]), hpackString(name), hpackString('v')]);
+    for (const bad of ['x\x20', 'xA', 'xZ', 'x\x7f', 'x\xff', '\x00x']) expect(decode(named(bad))?.startsWith(`${ErrorCode.protocolError}:`)).toBe(true);
+    for (const good of ['x!', 'x@', 'x[', 'x~', ':x']) expect(decode(named(good))).toBeUndefined();
+  });
+
   it('reads values with inner spaces, tabs and octets above 127, and an empty value', () => {
     const block = Buffer.concat([Buffer.from([0x00]), hpackString('x'), hpackString('a \tb\xe9'), Buffer.from([0x00]), hpackString('y'), hpackString('')]);
     expect(decodeAll(new HpackDecoder(), block)).toEqual([
