@@ -53,7 +53,7 @@ async function status(options: ServicesOptions): Promise<number> {
   process.stdout.write(`services folder: ${options.dir}\n`);
   const statuses = await servicesStatus([], { options });
   for (const { name, state, pid, detail } of statuses) {
-    process.stdout.write(`${name.padEnd(10)} ${state.padEnd(10)} ${(pid === undefined ? '-' : `pid ${pid}`).padEnd(11)} ${detail}\n`);
+    process.stdout.write(`${name.padEnd(17)} ${state.padEnd(10)} ${(pid === undefined ? '-' : `pid ${pid}`).padEnd(11)} ${detail}\n`);
   }
   return statuses.every((entry) => entry.state === 'ready') ? 0 : 3;
 }

@@ -1,6 +1,6 @@
 import type { ProcessSpec } from './managed-process.ts';
 
-export const serviceNames = ['cassandra', 'kafka', 'redis'] as const;
+export const serviceNames = ['cassandra', 'kafka', 'redis', 'cassandra-secured'] as const;
 export type ServiceName = (typeof serviceNames)[number];
 
 export function isServiceName(name: string): name is ServiceName {
@@ -20,10 +20,18 @@ export interface LocalService {
   readonly dir: string;
   /** The loopback ports it listens on; `up` refuses to start while another process holds one. */
   readonly ports: readonly number[];
-  /** Fetches what is missing and (re)writes the config; cheap when everything is in place. */
+  /** Fetches what is missing and (re)writes the config files; cheap when everything is in place. */
   provision(report: Report): Promise<void>;
+  /**
+   * The config files `provision` writes, by absolute path, as they would be
+   * written now. A running process whose files on disk differ was started
+   * with older settings.
+   */
+  configFiles(): Promise<ReadonlyMap<string, string>>;
   /** The command line that runs it in the foreground. */
   command(): ProcessSpec;
   /** Resolves with a one-line description once it answers a real request; rejects until then. */
   isReady(): Promise<string>;
+  /** Sets up what lives inside the running service (users, roles); idempotent, run after each `up` that finds it current. */
+  afterReady?(report: Report): Promise<void>;
 }

@@ -4,7 +4,16 @@ export interface ServicePorts {
   readonly cassandraStorage: number;
   readonly kafkaBroker: number;
   readonly kafkaController: number;
+  /** Kafka's SASL_SSL listener: TLS and SASL PLAIN or SCRAM. */
+  readonly kafkaSaslSsl: number;
+  /** Kafka's SSL listener, which requires a client certificate. */
+  readonly kafkaSsl: number;
   readonly redis: number;
+  /** Redis's TLS port, beside the plain one. */
+  readonly redisTls: number;
+  /** CQL of the secured Cassandra: TLS only, a client certificate and a password required. */
+  readonly cassandraSecuredNative: number;
+  readonly cassandraSecuredStorage: number;
 }
 
 /**
@@ -18,7 +27,12 @@ export const defaultServicePorts: ServicePorts = Object.freeze({
   cassandraStorage: 17000,
   kafkaBroker: 19092,
   kafkaController: 19093,
+  kafkaSaslSsl: 19094,
+  kafkaSsl: 19095,
   redis: 16379,
+  redisTls: 16380,
+  cassandraSecuredNative: 19142,
+  cassandraSecuredStorage: 17100,
 });
 
 /** Environment variable that sets one port outright (it wins over the offset). */
@@ -27,7 +41,12 @@ export const servicePortVariables: Readonly<Record<keyof ServicePorts, string>> 
   cassandraStorage: 'HERALD_SERVICES_CASSANDRA_STORAGE_PORT',
   kafkaBroker: 'HERALD_SERVICES_KAFKA_PORT',
   kafkaController: 'HERALD_SERVICES_KAFKA_CONTROLLER_PORT',
+  kafkaSaslSsl: 'HERALD_SERVICES_KAFKA_SASL_SSL_PORT',
+  kafkaSsl: 'HERALD_SERVICES_KAFKA_SSL_PORT',
   redis: 'HERALD_SERVICES_REDIS_PORT',
+  redisTls: 'HERALD_SERVICES_REDIS_TLS_PORT',
+  cassandraSecuredNative: 'HERALD_SERVICES_CASSANDRA_SECURED_PORT',
+  cassandraSecuredStorage: 'HERALD_SERVICES_CASSANDRA_SECURED_STORAGE_PORT',
 });
 
 /** Environment variable added to every default port, to run a second set beside the first. */

@@ -1,3 +1,5 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { LocalService, Report, ServiceName } from './local-service.ts';
 import { ManagedProcess, type StartedProcess } from './managed-process.ts';
@@ -21,6 +23,12 @@ export interface UpResult {
   /** The readiness answer, e.g. "Redis 7.0.15 on 127.0.0.1:16379". */
   readonly detail: string;
   readonly seconds: number;
+  /**
+   * Set when a process found running was started with other settings than
+   * these (an older checkout, say): why, and how to apply them. It is left
+   * running; the services are shared, so restarting is for whoever runs them.
+   */
+  readonly stale?: string;
 }
 
 export interface ServiceStatus {
@@ -63,10 +71,14 @@ export class ServiceSupervisor {
 
     const running = await managed.runningPid();
     if (running !== undefined) {
-      const detail = await service.isReady().catch(() => undefined);
-      if (detail !== undefined) return result(running, 'running', detail);
-      this.report(service, `pid ${running} is running but does not answer yet; waiting`);
-      return result(running, 'running', await this.waitUntilReady(service, managed, running));
+      let detail = await service.isReady().catch(() => undefined);
+      if (detail === undefined) {
+        this.report(service, `pid ${running} is running but does not answer yet; waiting`);
+        detail = await this.waitUntilReady(service, managed, running);
+      }
+      const stale = await staleness(service, running);
+      if (stale === undefined) await service.afterReady?.((line) => this.report(service, line));
+      return { ...result(running, 'running', detail), ...(stale === undefined ? {} : { stale }) };
     }
 
     await this.ensurePortsFree(service);
@@ -80,7 +92,9 @@ export class ServiceSupervisor {
       throw new ServiceError(service.name, `cannot run ${command.command}${missing}: ${(error as Error).message}`, { cause: error });
     }
     this.report(service, `started pid ${started.pid}; waiting for it to answer (log: ${managed.logFile})`);
-    return result(started.pid, 'started', await this.waitUntilReady(service, managed, started.pid, started));
+    const detail = await this.waitUntilReady(service, managed, started.pid, started);
+    await service.afterReady?.((line) => this.report(service, line));
+    return result(started.pid, 'started', detail);
   }
 
   /** Stops the process `up` started for `service`, if it runs. Returns its pid. */
@@ -96,8 +110,9 @@ export class ServiceSupervisor {
   async status(service: LocalService): Promise<ServiceStatus> {
     const pid = await processOf(service).runningPid();
     if (pid !== undefined) {
+      const stale = await staleness(service, pid);
       return service.isReady().then(
-        (detail) => ({ name: service.name, state: 'ready', pid, detail }),
+        (detail) => ({ name: service.name, state: 'ready', pid, detail: stale === undefined ? detail : `${detail}; ${stale}` }),
         (error: unknown) => ({ name: service.name, state: 'not-ready', pid, detail: `does not answer: ${messageOf(error)}` }),
       );
     }
@@ -167,6 +182,26 @@ export function logFileOf(service: LocalService): string {
 
 function processOf(service: LocalService): ManagedProcess {
   return new ManagedProcess({ name: service.name, dir: service.dir });
+}
+
+/**
+ * Why the process `pid` of `service` runs with other settings than these, or
+ * undefined when it runs with these: its command line, and the config files
+ * it read at start (written then, and not since), against what they would be
+ * now.
+ */
+async function staleness(service: LocalService, pid: number): Promise<string | undefined> {
+  const restart = `restart it to apply them: npm run services -- down ${service.name} && npm run services -- up ${service.name}`;
+  const cmdline = await readFile(`/proc/${pid}/cmdline`).catch(() => undefined);
+  const { command, args } = service.command();
+  if (cmdline !== undefined && !cmdline.equals(Buffer.from([command, ...args].map((arg) => `${arg}\0`).join('')))) {
+    return `pid ${pid} runs with an older command line; ${restart}`;
+  }
+  for (const [file, text] of await service.configFiles()) {
+    const onDisk = await readFile(file, 'utf8').catch(() => undefined);
+    if (onDisk !== text) return `pid ${pid} runs with an older ${path.basename(file)}; ${restart}`;
+  }
+  return undefined;
 }
 
 function messageOf(error: unknown): string {

@@ -12,6 +12,8 @@ export interface ServicesOptions {
   /** How long `down` waits after SIGTERM before SIGKILL. */
   readonly stopGraceMs: number;
   readonly cassandraHeap: string;
+  /** Heap of the secured Cassandra, which holds only what the secured tests write. */
+  readonly securedCassandraHeap: string;
   readonly kafkaHeap: string;
   /** The `java` and `mvn` commands to run. */
   readonly java: string;
@@ -28,9 +30,15 @@ export const servicesEnvVariables: Readonly<Record<string, string>> = Object.fre
   [servicePortVariables.cassandraStorage]: 'Cassandra storage (gossip) port (default 17000)',
   [servicePortVariables.kafkaBroker]: 'Kafka broker port (default 19092)',
   [servicePortVariables.kafkaController]: 'Kafka KRaft controller port (default 19093)',
+  [servicePortVariables.kafkaSaslSsl]: 'Kafka SASL_SSL listener (default 19094)',
+  [servicePortVariables.kafkaSsl]: 'Kafka SSL listener requiring a client certificate (default 19095)',
   [servicePortVariables.redis]: 'Redis port (default 16379)',
+  [servicePortVariables.redisTls]: 'Redis TLS port (default 16380)',
+  [servicePortVariables.cassandraSecuredNative]: 'secured Cassandra CQL port, TLS only (default 19142)',
+  [servicePortVariables.cassandraSecuredStorage]: 'secured Cassandra storage (gossip) port (default 17100)',
   HERALD_SERVICES_READY_TIMEOUT_SECONDS: 'how long up waits for each service to answer (default 180)',
   HERALD_SERVICES_CASSANDRA_HEAP: 'Cassandra heap, -Xms and -Xmx (default 1g)',
+  HERALD_SERVICES_CASSANDRA_SECURED_HEAP: 'secured Cassandra heap, -Xms and -Xmx (default 512m)',
   HERALD_SERVICES_KAFKA_HEAP: 'Kafka heap, -Xmx (default 512m)',
   JAVA_HOME: 'JDK 17 or newer to run Cassandra and Kafka with (default: java on PATH)',
 });
@@ -45,6 +53,7 @@ export function loadServicesOptions(env: NodeJS.ProcessEnv = process.env): Servi
     readyTimeoutMs: readSeconds(env, 'HERALD_SERVICES_READY_TIMEOUT_SECONDS', 180) * 1000,
     stopGraceMs: 30_000,
     cassandraHeap: readHeap(env, 'HERALD_SERVICES_CASSANDRA_HEAP', '1g'),
+    securedCassandraHeap: readHeap(env, 'HERALD_SERVICES_CASSANDRA_SECURED_HEAP', '512m'),
     kafkaHeap: readHeap(env, 'HERALD_SERVICES_KAFKA_HEAP', '512m'),
     java: javaHome ? path.join(javaHome, 'bin', 'java') : 'java',
     mvn: 'mvn',

@@ -19,12 +19,20 @@ export interface ServicesContext {
   readonly report?: Report;
 }
 
-/** The three services under `options.dir`, one folder each. */
+/**
+ * The services under `options.dir`, one folder each: Cassandra, Kafka and
+ * Redis, open for the suite, Kafka and Redis also with secured listeners, and
+ * a secured Cassandra. The secured ones share a test CA and users kept under
+ * `secured/`.
+ */
 export function createLocalServices(options: ServicesOptions): Readonly<Record<ServiceName, LocalService>> {
   const { dir, host, ports, java, mvn } = options;
+  const securedDir = securedFolder(options);
+  const cassandraLib = path.join(dir, 'cassandra', 'lib');
   return {
     cassandra: new CassandraService({
       dir: path.join(dir, 'cassandra'),
+      libDir: cassandraLib,
       host,
       nativePort: ports.cassandraNative,
       storagePort: ports.cassandraStorage,
@@ -37,12 +45,31 @@ export function createLocalServices(options: ServicesOptions): Readonly<Record<S
       host,
       brokerPort: ports.kafkaBroker,
       controllerPort: ports.kafkaController,
+      saslSslPort: ports.kafkaSaslSsl,
+      sslPort: ports.kafkaSsl,
+      securedDir,
       heap: options.kafkaHeap,
       java,
       mvn,
     }),
-    redis: new RedisService({ dir: path.join(dir, 'redis'), host, port: ports.redis }),
+    redis: new RedisService({ dir: path.join(dir, 'redis'), host, port: ports.redis, tlsPort: ports.redisTls, securedDir }),
+    'cassandra-secured': new CassandraService({
+      dir: path.join(dir, 'cassandra-secured'),
+      libDir: cassandraLib,
+      host,
+      nativePort: ports.cassandraSecuredNative,
+      storagePort: ports.cassandraSecuredStorage,
+      heap: options.securedCassandraHeap,
+      java,
+      mvn,
+      securedDir,
+    }),
   };
+}
+
+/** The folder of the secured services' test CA, certificates and users' passwords. */
+export function securedFolder(options: ServicesOptions): string {
+  return path.join(options.dir, 'secured');
 }
 
 /**
@@ -57,8 +84,9 @@ export async function servicesUp(names: readonly ServiceName[] = [], context: Se
     const outcomes = await Promise.allSettled(services.map((service) => supervisor.up(service)));
     for (const outcome of outcomes) {
       if (outcome.status === 'fulfilled') {
-        const { name, pid, outcome: how, detail, seconds } = outcome.value;
+        const { name, pid, outcome: how, detail, seconds, stale } = outcome.value;
         report(`${name}: ${how === 'started' ? `ready in ${seconds.toFixed(1)} s` : 'already up'}, pid ${pid}, ${detail}`);
+        if (stale !== undefined) report(`${name}: ${stale}`);
       }
     }
     return settle(outcomes);
