@@ -13,6 +13,13 @@ export const mutationModules: [source: string, ...tests: string[]][] = [
   ['src/push/sender/delivery-window.ts', 'test/push/sender/delivery-window.test.ts'],
   ['src/push/sender/window-sizer.ts', 'test/push/sender/window-sizer.test.ts'],
   ['src/query/match.ts', 'test/query/match.test.ts'],
+  ['src/http2/hpack-decoder.ts', 'test/http2/hpack.test.ts', 'test/http2/connection-bounds.test.ts'],
+  // What a hostile gateway meets: the bounds of a connection, and the checks of an answer.
+  ['src/http2/frame-limits.ts', 'test/http2/connection-bounds.test.ts', 'test/http2/floods.test.ts'],
+  ['src/http2/control-frame-queue.ts', 'test/http2/connection-bounds.test.ts', 'test/http2/floods.test.ts'],
+  ['src/http2/header-block.ts', 'test/http2/header-block.test.ts', 'test/http2/connection-bounds.test.ts', 'test/http2/floods.test.ts'],
+  ['src/http2/answer-headers.ts', 'test/http2/connection-bounds.test.ts', 'test/http2/malformed-answers.test.ts'],
+  ['src/http2/field-rules.ts', 'test/http2/connection-bounds.test.ts', 'test/http2/malformed-answers.test.ts'],
 ];
 
 /** Only the tests of the mutated modules, so that a static mutant, which runs every test, costs seconds. */
