@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { buildHmsMessage, clickIntent, hmsOverrideFields, hmsSendBody, maxHmsTtlSeconds, type HmsMessageSettings } from '../../../../src/push/gateways/makers/hms/hms-message.ts';
+import { clickIntent } from '../../../../src/push/gateways/makers/shared/click-intent.ts';
+import { buildHmsMessage, hmsOverrideFields, hmsSendBody, maxHmsTtlSeconds, type HmsMessageSettings } from '../../../../src/push/gateways/makers/hms/hms-message.ts';
 import { buildMakerContent } from '../../../../src/push/payload/maker-content.ts';
 
 const settings: HmsMessageSettings = { intentHost: 'cn.leancloud.push', defaultTitle: undefined, category: undefined };

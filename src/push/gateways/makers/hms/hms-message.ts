@@ -1,6 +1,8 @@
 import { setOwn } from '../../../../query/field-path.ts';
 import { isJsonObject } from '../../../../query/json-value.ts';
 import type { MakerContent } from '../../../payload/maker-content.ts';
+import { clickIntent } from '../shared/click-intent.ts';
+import { deepMerge } from '../shared/deep-merge.ts';
 
 /** What a profile decides of its messages. */
 export interface HmsMessageSettings {
@@ -96,22 +98,7 @@ export function hmsSendBody(built: HmsMessage, tokens: readonly string[], ttlSec
   return JSON.stringify({ validate_only: false, message: { ...built.message, android, token: tokens } });
 }
 
-/** The click intent of the hosted service's SDK: `S.content` inside the `#Intent;…;end` fragment, where Android reads extras. */
-export function clickIntent(host: string, custom: Readonly<Record<string, unknown>>): string {
-  return `intent://${host}/notify_detail#Intent;scheme=lcpushscheme;S.content=${encodeURIComponent(JSON.stringify(custom))};launchFlags=0x10000000;end`;
-}
-
 /** Whole seconds from 1 to 15 days. */
 function hmsTtl(seconds: number): number {
   return Math.min(maxHmsTtlSeconds, Math.max(1, Math.floor(seconds)));
-}
-
-/** `over` laid over `base`: objects merged key by key, any other value replacing. */
-function deepMerge(base: Record<string, unknown>, over: Record<string, unknown>): Record<string, unknown> {
-  const merged: Record<string, unknown> = { ...base };
-  for (const [key, value] of Object.entries(over)) {
-    const current = Object.hasOwn(merged, key) ? merged[key] : undefined;
-    setOwn(merged, key, isJsonObject(current) && isJsonObject(value) ? deepMerge(current, value) : value);
-  }
-  return merged;
 }

@@ -5,7 +5,8 @@ import { parseRetryAfter } from '../../retry-after.ts';
 import type { AccessTokenFetch } from '../maker-access-token.ts';
 import type { MakerHttp } from '../maker-http.ts';
 import { everyToken, type BatchVerdict, type MakerBatch, type MakerProtocol } from '../maker.ts';
-import { hmsAccessToken } from './hms-access-token.ts';
+import { clientCredentialsToken } from '../shared/client-credentials-token.ts';
+import { saysOther } from '../shared/says-other.ts';
 import { classifyHmsAnswer, readHmsAnswer } from './classify-hms-answer.ts';
 import type { HmsProfile } from './hms-credentials.ts';
 import { buildHmsMessage, hmsSendBody, maxHmsMessageBytes, type HmsMessage } from './hms-message.ts';
@@ -31,7 +32,7 @@ export class HmsProtocol implements MakerProtocol {
     this.#http = context.http;
     this.#clock = context.clock;
     this.maxTokens = profile.maxTokens;
-    this.accessToken = hmsAccessToken(context.http, profile);
+    this.accessToken = clientCredentialsToken(context.http, profile);
   }
 
   async send(batch: MakerBatch): Promise<BatchVerdict> {
@@ -52,16 +53,5 @@ export class HmsProtocol implements MakerProtocol {
     let message = this.#messages.get(content);
     if (message === undefined) this.#messages.set(content, (message = buildHmsMessage(content, this.#profile)));
     return message;
-  }
-}
-
-function saysOther(verdict: BatchVerdict): boolean {
-  switch (verdict.kind) {
-    case 'tokens':
-      return verdict.others.kind !== 'delivered' && verdict.others.reason === 'Other';
-    case 'auth-rejected':
-      return verdict.outcome.kind !== 'delivered' && verdict.outcome.reason === 'Other';
-    case 'quota-exhausted':
-      return false;
   }
 }

@@ -2,19 +2,26 @@ import { AuthorizationError } from '../../authorization-source.ts';
 import { loggable } from '../../delivery-reasons.ts';
 import type { AccessGrant, AccessTokenFetch } from '../maker-access-token.ts';
 import type { MakerHttp } from '../maker-http.ts';
-import type { HmsProfile } from './hms-credentials.ts';
+
+/** What an OAuth 2.0 client-credentials grant needs: the token endpoint and the client. */
+export interface ClientCredentials {
+  authUrl: URL;
+  clientId: string;
+  clientSecret: string;
+}
 
 /**
- * HMS's OAuth 2.0 client-credentials grant: a form of `grant_type`,
- * `client_id` and `client_secret` posted to the token endpoint, answered
- * `{access_token, expires_in, token_type}` (an hour). A refusal (4xx, HMS's
- * `{error, error_description}`) is `AccessTokenRefused`; no answer, 429 or
- * 5xx `AccessTokenUnavailable`, retried.
+ * The OAuth 2.0 client-credentials grant of the makers that use one (HMS,
+ * Honor): a form of `grant_type`, `client_id` and `client_secret` posted to
+ * the token endpoint, answered `{access_token, expires_in, token_type}`; the
+ * sends carry `Authorization: Bearer <access_token>`. A refusal (a 4xx, the
+ * endpoint's `{error, error_description}`) is `AccessTokenRefused`; no
+ * answer, 429, 5xx or a 200 without a token `AccessTokenUnavailable`, retried.
  */
-export function hmsAccessToken(http: MakerHttp, profile: Pick<HmsProfile, 'authUrl' | 'clientId' | 'clientSecret'>): AccessTokenFetch {
-  const url = profile.authUrl;
+export function clientCredentialsToken(http: MakerHttp, credentials: ClientCredentials): AccessTokenFetch {
+  const url = credentials.authUrl;
   const endpoint = `${url.origin}${url.pathname}`;
-  const form = new URLSearchParams({ grant_type: 'client_credentials', client_id: profile.clientId, client_secret: profile.clientSecret }).toString();
+  const form = new URLSearchParams({ grant_type: 'client_credentials', client_id: credentials.clientId, client_secret: credentials.clientSecret }).toString();
   return async (): Promise<AccessGrant> => {
     const answer = await http.post({ url, headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: form, observed: false });
     if (answer.failure !== undefined) {
