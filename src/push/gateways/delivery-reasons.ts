@@ -1,5 +1,6 @@
 import type { DeliveryOutcome } from './delivery.ts';
 import { hmsReasons } from './makers/hms/hms-reasons.ts';
+import { xiaomiReasons } from './makers/xiaomi/xiaomi-reasons.ts';
 import type { TransportFailure } from './transport-failure.ts';
 
 /**
@@ -78,6 +79,7 @@ export const reasonsBySource = {
   ],
   /** The phone makers' words, one list each. */
   hms: hmsReasons,
+  xiaomi: xiaomiReasons,
   /** Herald's words for a request that got no answer (the transports' `TransportFailure`). */
   transport: [
     'Timeout',

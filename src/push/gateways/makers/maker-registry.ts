@@ -1,13 +1,14 @@
 import type { MakerName } from '../delivery.ts';
 import { hmsMaker } from './hms/hms-maker.ts';
 import type { Maker } from './maker.ts';
+import { xiaomiMaker } from './xiaomi/xiaomi-maker.ts';
 
 /**
  * The phone makers Herald sends through: one line each
  * (docs/push-engine.md, "Adding a maker"). An installation whose `vendor`
  * names a maker missing here counts `UnsupportedVendor`.
  */
-export const makers: readonly Maker[] = [hmsMaker];
+export const makers: readonly Maker[] = [hmsMaker, xiaomiMaker];
 
 const byName = new Map<MakerName, Maker>(makers.map((maker) => [maker.gateway, maker]));
 
