@@ -1,10 +1,11 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RawConfig } from '../../src/config/schema.ts';
-import { fcmProjectId, hmsApps, startFakeApns, startFakeFcm, startFakeHms } from './gateways/gateway-fixtures.ts';
+import { fcmProjectId, hmsApps, honorApps, startFakeApns, startFakeFcm, startFakeHms, startFakeHonor } from './gateways/gateway-fixtures.ts';
 import type { FakeApns, FakeApnsOptions } from './gateways/fake-apns.ts';
 import type { FakeFcm, FakeFcmOptions } from './gateways/fake-fcm.ts';
 import type { FakeHms, FakeHmsOptions } from './gateways/fake-hms.ts';
+import type { FakeHonor, FakeHonorOptions } from './gateways/fake-honor.ts';
 import { testPki, writeServiceAccount, type TestPki } from './gateways/test-pki.ts';
 
 type RawApp = NonNullable<RawConfig['apps']>[number];
@@ -16,6 +17,8 @@ export interface PushGatewayFakes {
   fcm: FakeFcm;
   /** Huawei Push Kit; the app has its profiles `_default` and `second` (`hmsApps`). */
   hms: FakeHms;
+  /** Honor Push; the app has its profiles `_default` and `second` (`honorApps`). */
+  honor: FakeHonor;
   /** The app's `push` section: token auth at the fake APNs (both environments), FCM and each maker through its fake. */
   appPush: NonNullable<RawApp['push']>;
   /** The engine's `push` section with the fakes' CA trusted. */
@@ -28,18 +31,20 @@ export interface PushGatewayFakes {
  * CA setting): APNs and FCM over HTTP/2, the phone makers over HTTP/1.1.
  */
 export async function startPushGatewayFakes(
-  options: { apns?: Partial<FakeApnsOptions>; fcm?: Partial<FakeFcmOptions>; hms?: Partial<FakeHmsOptions> } = {},
+  options: { apns?: Partial<FakeApnsOptions>; fcm?: Partial<FakeFcmOptions>; hms?: Partial<FakeHmsOptions>; honor?: Partial<FakeHonorOptions> } = {},
 ): Promise<PushGatewayFakes> {
   const pki = await testPki();
   const apns = await startFakeApns(pki, options.apns);
   const fcm = await startFakeFcm(pki, options.fcm);
   const hms = await startFakeHms(pki, options.hms);
+  const honor = await startFakeHonor(pki, options.honor);
   const serviceAccountFile = writeServiceAccount(pki, { projectId: fcmProjectId, tokenUri: fcm.tokenUri, name: `fcm-${fcm.origin.split(':').at(-1)}` });
   return {
     pki,
     apns,
     fcm,
     hms,
+    honor,
     appPush: {
       apns: {
         topic: pki.apns.topic,
@@ -56,12 +61,22 @@ export async function startPushGatewayFakes(
           ]),
         ),
       },
+      honor: {
+        endpoints: { auth: honor.authUrl, send: honor.sendUrl },
+        profiles: Object.fromEntries(
+          Object.entries(honorApps).map(([name, app]) => [
+            name,
+            { appId: app.appId, clientId: app.clientId, clientSecretFile: secretFile(pki, `honor-${name}`, app.clientSecret) },
+          ]),
+        ),
+      },
     },
     engine: (overrides = {}) => ({ ...overrides, gateways: { caFile: pki.ca.certFile, ...overrides.gateways } }),
     close: async () => {
       await apns.close();
       await fcm.close();
       await hms.close();
+      await honor.close();
     },
   };
 }

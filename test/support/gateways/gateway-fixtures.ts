@@ -5,6 +5,7 @@ import type { FcmServiceAccount } from '../../../src/push/gateways/fcm-service-a
 import { FakeApns, type FakeApnsOptions } from './fake-apns.ts';
 import { FakeFcm, type FakeFcmOptions } from './fake-fcm.ts';
 import { FakeHms, type FakeHmsApp, type FakeHmsOptions } from './fake-hms.ts';
+import { FakeHonor, type FakeHonorApp, type FakeHonorOptions } from './fake-honor.ts';
 import type { TestPki } from './test-pki.ts';
 
 /** A device token as APNs issues them: 32 bytes, hex; distinct per `n`. */
@@ -74,6 +75,21 @@ export const hmsApps = {
 /** A fake Huawei Push Kit that knows the `hmsApps`. */
 export function startFakeHms(pki: TestPki, options: Partial<FakeHmsOptions> = {}): Promise<FakeHms> {
   return FakeHms.start({ cert: pki.server.certPem, key: pki.server.keyPem, apps: Object.values(hmsApps), ...options });
+}
+
+/**
+ * The Honor apps of the push tests: the `_default` profile's and the
+ * `second` profile's, each its own App ID and OAuth client (Honor's Client ID
+ * is not its App ID).
+ */
+export const honorApps = {
+  _default: { appId: '104000001', clientId: 'honor-client-default', clientSecret: 'honor-secret-default' },
+  second: { appId: '104000002', clientId: 'honor-client-second', clientSecret: 'honor-secret-second' },
+} as const satisfies Record<string, FakeHonorApp>;
+
+/** A fake Honor Push that knows the `honorApps`. */
+export function startFakeHonor(pki: TestPki, options: Partial<FakeHonorOptions> = {}): Promise<FakeHonor> {
+  return FakeHonor.start({ cert: pki.server.certPem, key: pki.server.keyPem, apps: Object.values(honorApps), ...options });
 }
 
 /** `value`, or a failed test when it is null (a registry answered no client). */
