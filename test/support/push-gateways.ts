@@ -1,11 +1,12 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RawConfig } from '../../src/config/schema.ts';
-import { fcmProjectId, hmsApps, honorApps, startFakeApns, startFakeFcm, startFakeHms, startFakeHonor } from './gateways/gateway-fixtures.ts';
+import { fcmProjectId, hmsApps, honorApps, startFakeApns, startFakeFcm, startFakeHms, startFakeHonor, startFakeXiaomi, xiaomiApps } from './gateways/gateway-fixtures.ts';
 import type { FakeApns, FakeApnsOptions } from './gateways/fake-apns.ts';
 import type { FakeFcm, FakeFcmOptions } from './gateways/fake-fcm.ts';
 import type { FakeHms, FakeHmsOptions } from './gateways/fake-hms.ts';
 import type { FakeHonor, FakeHonorOptions } from './gateways/fake-honor.ts';
+import type { FakeXiaomi, FakeXiaomiOptions } from './gateways/fake-xiaomi.ts';
 import { testPki, writeServiceAccount, type TestPki } from './gateways/test-pki.ts';
 
 type RawApp = NonNullable<RawConfig['apps']>[number];
@@ -19,6 +20,8 @@ export interface PushGatewayFakes {
   hms: FakeHms;
   /** Honor Push; the app has its profiles `_default` and `second` (`honorApps`). */
   honor: FakeHonor;
+  /** Xiaomi Mi Push, its China and global services; the app has its profiles `_default` and `second` (`xiaomiApps`). */
+  xiaomi: FakeXiaomi;
   /** The app's `push` section: token auth at the fake APNs (both environments), FCM and each maker through its fake. */
   appPush: NonNullable<RawApp['push']>;
   /** The engine's `push` section with the fakes' CA trusted. */
@@ -31,12 +34,13 @@ export interface PushGatewayFakes {
  * CA setting): APNs and FCM over HTTP/2, the phone makers over HTTP/1.1.
  */
 export async function startPushGatewayFakes(
-  options: { apns?: Partial<FakeApnsOptions>; fcm?: Partial<FakeFcmOptions>; hms?: Partial<FakeHmsOptions>; honor?: Partial<FakeHonorOptions> } = {},
+  options: { apns?: Partial<FakeApnsOptions>; fcm?: Partial<FakeFcmOptions>; hms?: Partial<FakeHmsOptions>; honor?: Partial<FakeHonorOptions>; xiaomi?: Partial<FakeXiaomiOptions> } = {},
 ): Promise<PushGatewayFakes> {
   const pki = await testPki();
   const apns = await startFakeApns(pki, options.apns);
   const fcm = await startFakeFcm(pki, options.fcm);
   const hms = await startFakeHms(pki, options.hms);
+  const xiaomi = await startFakeXiaomi(pki, options.xiaomi);
   const honor = await startFakeHonor(pki, options.honor);
   const serviceAccountFile = writeServiceAccount(pki, { projectId: fcmProjectId, tokenUri: fcm.tokenUri, name: `fcm-${fcm.origin.split(':').at(-1)}` });
   return {
@@ -44,6 +48,7 @@ export async function startPushGatewayFakes(
     apns,
     fcm,
     hms,
+    xiaomi,
     honor,
     appPush: {
       apns: {
@@ -70,12 +75,19 @@ export async function startPushGatewayFakes(
           ]),
         ),
       },
+      xiaomi: {
+        endpoints: { send: xiaomi.sendUrl, sendGlobal: xiaomi.globalSendUrl },
+        profiles: Object.fromEntries(
+          Object.entries(xiaomiApps).map(([name, app]) => [name, { packageName: app.packageName, appSecretFile: secretFile(pki, `xiaomi-${name}`, app.appSecret) }]),
+        ),
+      },
     },
     engine: (overrides = {}) => ({ ...overrides, gateways: { caFile: pki.ca.certFile, ...overrides.gateways } }),
     close: async () => {
       await apns.close();
       await fcm.close();
       await hms.close();
+      await xiaomi.close();
       await honor.close();
     },
   };

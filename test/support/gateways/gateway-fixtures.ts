@@ -7,6 +7,7 @@ import { FakeFcm, type FakeFcmOptions } from './fake-fcm.ts';
 import { FakeHms, type FakeHmsApp, type FakeHmsOptions } from './fake-hms.ts';
 import { FakeHonor, type FakeHonorApp, type FakeHonorOptions } from './fake-honor.ts';
 import type { TestPki } from './test-pki.ts';
+import { FakeXiaomi, type FakeXiaomiApp, type FakeXiaomiOptions } from './fake-xiaomi.ts';
 
 /** A device token as APNs issues them: 32 bytes, hex; distinct per `n`. */
 export function deviceToken(n: number): string {
@@ -90,6 +91,20 @@ export const honorApps = {
 /** A fake Honor Push that knows the `honorApps`. */
 export function startFakeHonor(pki: TestPki, options: Partial<FakeHonorOptions> = {}): Promise<FakeHonor> {
   return FakeHonor.start({ cert: pki.server.certPem, key: pki.server.keyPem, apps: Object.values(honorApps), ...options });
+}
+
+/**
+ * The Xiaomi apps of the push tests: the `_default` profile's and the
+ * `second` profile's, each its own AppSecret and package.
+ */
+export const xiaomiApps = {
+  _default: { appSecret: 'mi-secret-default', packageName: 'com.example.shop' },
+  second: { appSecret: 'mi-secret-second', packageName: 'com.example.shop.lite' },
+} as const satisfies Record<string, FakeXiaomiApp>;
+
+/** A fake Xiaomi Mi Push (China and global services) that knows the `xiaomiApps`. */
+export function startFakeXiaomi(pki: TestPki, options: Partial<FakeXiaomiOptions> = {}): Promise<FakeXiaomi> {
+  return FakeXiaomi.start({ cert: pki.server.certPem, key: pki.server.keyPem, apps: Object.values(xiaomiApps), ...options });
 }
 
 /** `value`, or a failed test when it is null (a registry answered no client). */
