@@ -33,6 +33,16 @@ describe('the chart\'s config assembly', () => {
     expect(profiles.eu.clientSecretFile).toMatch(/\/secret\/hms-eu$/);
   });
 
+  it('points each Honor profile\'s Client Secret at its Secret entry honor.<id>.<profile>.secret', () => {
+    const config = assemble(
+      { apps: [{ id: 'shop', push: { honor: { profiles: { _default: { appId: '1', clientId: 'c1' }, eu: { appId: '2', clientId: 'c2', clientSecretFile: 'honor-eu' } } } } }] },
+      { ...keys, 'honor.shop._default.secret': 's1', 'honor-eu': 's2' },
+    );
+    const profiles = config.apps[0].push.honor.profiles;
+    expect(profiles._default.clientSecretFile).toMatch(/\/secret\/honor\.shop\._default\.secret$/);
+    expect(profiles.eu.clientSecretFile).toMatch(/\/secret\/honor-eu$/);
+  });
+
   it('names the missing entry of a profile\'s secret', () => {
     expect(() => assemble({ apps: [{ id: 'shop', push: { hms: { profiles: { eu: { appId: '2' } } } } }] }, keys)).toThrow(AssembleError);
     expect(() => assemble({ apps: [{ id: 'shop', push: { hms: { profiles: { eu: { appId: '2' } } } } }] }, keys)).toThrow(

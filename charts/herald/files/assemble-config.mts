@@ -11,7 +11,8 @@
  * - `push.apns.token.keyFile` defaults to `apns.<id>.p8`,
  *   `push.fcm.serviceAccountFile` to `fcm.<id>.json`, and a phone maker's
  *   secret file of each profile to `<maker>.<id>.<profile>.secret`
- *   (`push.hms.profiles.<profile>.clientSecretFile`, …; `makerSecretFiles`).
+ *   (`push.hms.profiles.<profile>.clientSecretFile`,
+ *   `push.honor.profiles.<profile>.clientSecretFile`, …; `makerSecretFiles`).
  * - Every relative `…File` setting names an entry of the Secret and becomes
  *   its path under HERALD_SECRET_DIR.
  *
@@ -50,6 +51,7 @@ export class AssembleError extends Error {
 /** Each phone maker's secret file setting in a profile, defaulted to the Secret entry `<maker>.<id>.<profile>.secret`. */
 export const makerSecretFiles: Readonly<Record<string, string>> = {
   hms: 'clientSecretFile',
+  honor: 'clientSecretFile',
 };
 
 function isObject(value: unknown): value is Json {
