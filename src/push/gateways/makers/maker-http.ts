@@ -25,6 +25,11 @@ export interface MakerRequest {
   body: string | Buffer;
   /** Whether the answer's latency counts in `herald_gateway_request_duration_seconds` (sends do, token requests do not). */
   observed?: boolean;
+  /**
+   * Most bytes of the answer kept, default `maxMakerAnswerBytes`: a batch
+   * answer that lists each of 1000 tokens (OPPO's) needs more.
+   */
+  maxAnswerBytes?: number;
 }
 
 /** A maker's answer, or why none came. */
@@ -93,7 +98,7 @@ export class MakerHttp {
         body: request.body,
         signal: deadline.signal,
       });
-      const { kept, truncated } = await keepBounded(answer.body);
+      const { kept, truncated } = await keepBounded(answer.body, request.maxAnswerBytes ?? maxMakerAnswerBytes);
       if (request.observed !== false) metrics.observeLatency(gateway, (performance.now() - started) / 1000);
       const headers = answer.headers;
       return {
@@ -121,16 +126,16 @@ export class MakerHttp {
   }
 }
 
-/** Reads a body, keeping at most `maxMakerAnswerBytes` in pieces joined once; the rest is read and dropped so the connection stays usable. */
-async function keepBounded(body: AsyncIterable<Buffer>): Promise<{ kept: Buffer; truncated: boolean }> {
+/** Reads a body, keeping at most `limit` bytes in pieces joined once; the rest is read and dropped so the connection stays usable. */
+async function keepBounded(body: AsyncIterable<Buffer>, limit: number): Promise<{ kept: Buffer; truncated: boolean }> {
   const pieces: Buffer[] = [];
   let size = 0;
   let truncated = false;
   for await (const chunk of body) {
     if (truncated) continue;
-    if (size + chunk.length > maxMakerAnswerBytes) {
-      pieces.push(chunk.subarray(0, maxMakerAnswerBytes - size));
-      size = maxMakerAnswerBytes;
+    if (size + chunk.length > limit) {
+      pieces.push(chunk.subarray(0, limit - size));
+      size = limit;
       truncated = true;
       continue;
     }

@@ -77,6 +77,15 @@ describe('MakerHttp', () => {
     expect(answer.truncated).toBe(true);
   });
 
+  it('keeps as much of an answer as the request asks for, and no more', async () => {
+    const { url } = await server((_req, res) => res.end(Buffer.alloc(200 * 1024, 0x61)));
+    const whole = await http().post({ url, headers: {}, body: '', maxAnswerBytes: 256 * 1024 });
+    const cut = await http().post({ url, headers: {}, body: '', maxAnswerBytes: 100 * 1024 });
+    if (whole.failure !== undefined || cut.failure !== undefined) throw new Error('no answer');
+    expect([whole.body.length, whole.truncated]).toEqual([200 * 1024, false]);
+    expect([cut.body.length, cut.truncated]).toEqual([100 * 1024, true]);
+  });
+
   it('cuts off an answer that trickles past the deadline, and one that never comes', async () => {
     const timers = new Set<NodeJS.Timeout>();
     cleanups.push(() => Promise.resolve(timers.forEach((timer) => clearInterval(timer))));
