@@ -20,7 +20,7 @@ export function checkString(name: string, value: unknown): string {
   return value;
 }
 
-const emailPattern = /^[^\s@"<>()[\],;:\\]+@[^\s@"<>()[\],;:\\]+\.[^\s@"<>()[\],;:\\.]{2,}$/;
+export const emailPattern = /^[^\s@"<>()[\],;:\\]+@[^\s@"<>()[\],;:\\]+\.[^\s@"<>()[\],;:\\.]{2,}$/;
 
 export function checkEmail(value: unknown): string {
   const email = checkString('email', value);
@@ -29,7 +29,7 @@ export function checkEmail(value: unknown): string {
 }
 
 /** Numbers with an optional leading +, 5 to 20 digits (E.164 or national form). */
-const mobilePattern = /^\+?[0-9]{5,20}$/;
+export const mobilePattern = /^\+?[0-9]{5,20}$/;
 
 export function checkMobilePhone(value: unknown): string {
   const number = checkString('mobilePhoneNumber', value);

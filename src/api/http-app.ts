@@ -17,6 +17,7 @@ import { requestMetrics } from './middleware/request-metrics.ts';
 import type { Readiness } from '../runtime/readiness.ts';
 import { batchRoutes } from './routes/batch-routes.ts';
 import { operationsRoutes } from './routes/health-routes.ts';
+import { openApiRoutes } from './routes/openapi-routes.ts';
 import { installationRoutes } from './routes/installation-routes.ts';
 import { pushRoutes } from './routes/push-routes.ts';
 import { pageRoutes } from './routes/page-routes.ts';
@@ -55,7 +56,7 @@ export function createHttpApp(deps: HttpAppDeps): Express {
   );
   app.use(requestMetrics(deps.metrics));
   if (deps.serveOperations) app.use(operationsRoutes(deps.health, deps.metrics));
-  app.use('/1.1', pageRoutes(deps.accounts, deps.apps));
+  app.use('/1.1', pageRoutes(deps.accounts, deps.apps), openApiRoutes());
   // One instance of each, so a batched request reaches the very routes a direct one does.
   const objectRoutes = [userRoutes(deps.accounts), installationRoutes(deps.accounts)];
   app.use(
