@@ -43,6 +43,17 @@ describe('the chart\'s config assembly', () => {
     expect(profiles.eu.clientSecretFile).toMatch(/\/secret\/honor-eu$/);
   });
 
+  it('points each Xiaomi profile\'s AppSecret at its Secret entry xiaomi.<id>.<profile>.secret, and names a missing one', () => {
+    const block = { profiles: { _default: { packageName: 'com.example.shop' }, lite: { packageName: 'com.example.lite', appSecretFile: 'xiaomi-lite' } } };
+    const config = assemble({ apps: [{ id: 'shop', push: { xiaomi: block } }] }, { ...keys, 'xiaomi.shop._default.secret': 's1', 'xiaomi-lite': 's2' });
+    const profiles = config.apps[0].push.xiaomi.profiles;
+    expect(profiles._default.appSecretFile).toMatch(/\/secret\/xiaomi\.shop\._default\.secret$/);
+    expect(profiles.lite.appSecretFile).toMatch(/\/secret\/xiaomi-lite$/);
+    expect(() => assemble({ apps: [{ id: 'shop', push: { xiaomi: block } }] }, { ...keys, 'xiaomi-lite': 's2' })).toThrow(
+      'the Secret herald has no entry xiaomi.shop._default.secret (apps[0].push.xiaomi.profiles._default.appSecretFile)',
+    );
+  });
+
   it('names the missing entry of a profile\'s secret', () => {
     expect(() => assemble({ apps: [{ id: 'shop', push: { hms: { profiles: { eu: { appId: '2' } } } } }] }, keys)).toThrow(AssembleError);
     expect(() => assemble({ apps: [{ id: 'shop', push: { hms: { profiles: { eu: { appId: '2' } } } } }] }, keys)).toThrow(

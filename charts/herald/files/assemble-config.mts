@@ -12,7 +12,8 @@
  *   `push.fcm.serviceAccountFile` to `fcm.<id>.json`, and a phone maker's
  *   secret file of each profile to `<maker>.<id>.<profile>.secret`
  *   (`push.hms.profiles.<profile>.clientSecretFile`,
- *   `push.honor.profiles.<profile>.clientSecretFile`, …; `makerSecretFiles`).
+ *   `push.honor.profiles.<profile>.clientSecretFile`,
+ *   `push.xiaomi.profiles.<profile>.appSecretFile`, …; `makerSecretFiles`).
  * - Every relative `…File` setting names an entry of the Secret and becomes
  *   its path under HERALD_SECRET_DIR.
  *
@@ -52,6 +53,7 @@ export class AssembleError extends Error {
 export const makerSecretFiles: Readonly<Record<string, string>> = {
   hms: 'clientSecretFile',
   honor: 'clientSecretFile',
+  xiaomi: 'appSecretFile',
 };
 
 function isObject(value: unknown): value is Json {
