@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { hmsAppSchema } from './makers/hms-schema.ts';
+import { oppoAppSchema } from './makers/oppo-schema.ts';
 import { honorAppSchema } from './makers/honor-schema.ts';
 import { xiaomiAppSchema } from './makers/xiaomi-schema.ts';
 
@@ -91,6 +92,7 @@ export const appPushSchema = z
     fcm: fcmAppSchema.optional().describe('Firebase Cloud Messaging credentials'),
     // The phone makers' push services, one block each (docs/push-engine.md, "Phone-maker gateways").
     hms: hmsAppSchema.optional().describe('Huawei Push Kit: endpoints and profiles'),
+    oppo: oppoAppSchema.optional().describe('OPPO Push: endpoints and profiles'),
     honor: honorAppSchema.optional().describe('Honor Push: endpoints and profiles'),
     xiaomi: xiaomiAppSchema.optional().describe('Xiaomi Mi Push: endpoints (China and global) and profiles'),
   })

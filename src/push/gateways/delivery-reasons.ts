@@ -1,5 +1,6 @@
 import type { DeliveryOutcome } from './delivery.ts';
 import { hmsReasons } from './makers/hms/hms-reasons.ts';
+import { oppoReasons } from './makers/oppo/oppo-reasons.ts';
 import { honorReasons } from './makers/honor/honor-reasons.ts';
 import { xiaomiReasons } from './makers/xiaomi/xiaomi-reasons.ts';
 import type { TransportFailure } from './transport-failure.ts';
@@ -80,6 +81,7 @@ export const reasonsBySource = {
   ],
   /** The phone makers' words, one list each. */
   hms: hmsReasons,
+  oppo: oppoReasons,
   honor: honorReasons,
   xiaomi: xiaomiReasons,
   /** Herald's words for a request that got no answer (the transports' `TransportFailure`). */
