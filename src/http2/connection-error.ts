@@ -16,6 +16,28 @@ export const ErrorCode = {
   http11Required: 0xd,
 } as const;
 
+const names: readonly string[] = [
+  'NO_ERROR',
+  'PROTOCOL_ERROR',
+  'INTERNAL_ERROR',
+  'FLOW_CONTROL_ERROR',
+  'SETTINGS_TIMEOUT',
+  'STREAM_CLOSED',
+  'FRAME_SIZE_ERROR',
+  'REFUSED_STREAM',
+  'CANCEL',
+  'COMPRESSION_ERROR',
+  'CONNECT_ERROR',
+  'ENHANCE_YOUR_CALM',
+  'INADEQUATE_SECURITY',
+  'HTTP_1_1_REQUIRED',
+];
+
+/** An error code as RFC 9113 names it (`ENHANCE_YOUR_CALM`), or its number in hex when it names none. */
+export function errorCodeName(code: number): string {
+  return names[code] ?? `0x${code.toString(16)}`;
+}
+
 /** A breach of the protocol by the peer, or more than it may make us hold: the connection ends with a GOAWAY carrying `code`. */
 export class ConnectionError extends Error {
   readonly code: number;

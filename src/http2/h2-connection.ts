@@ -1,6 +1,6 @@
 import type { Socket } from 'node:net';
 import { TLSSocket } from 'node:tls';
-import { ConnectionError, ErrorCode } from './connection-error.ts';
+import { ConnectionError, ErrorCode, errorCodeName } from './connection-error.ts';
 import { defaultControlFrameLimit } from './control-frame-queue.ts';
 import { defaultStrayFrameBudget, FrameLimits } from './frame-limits.ts';
 import { dataContent, headersContent } from './frame-payload.ts';
@@ -8,7 +8,7 @@ import { FrameReader, type FrameHandler } from './frame-reader.ts';
 import { FrameFlag, FrameType } from './frame-types.ts';
 import type { FrameWriter } from './frame-writer.ts';
 import type { H2ConnectionEvents, H2ConnectionSettings } from './h2-connection-options.ts';
-import { h2Failures } from './h2-failure.ts';
+import { errorCause, failureWithCause, h2Failures, type H2Failure } from './h2-failure.ts';
 import type { H2StreamOwner } from './h2-stream-owner.ts';
 import type { H2Stream } from './h2-stream.ts';
 import { HeaderBlockAssembler } from './header-block.ts';
@@ -25,6 +25,9 @@ const connectionPreface = Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n', 'latin
 
 /** How long a connection that failed waits for its GOAWAY to leave before the socket is dropped. */
 const goAwayGraceMs = 1000;
+
+/** Streams of a connection that closed without an error (the server ended it without a GOAWAY). */
+const closedUnderStreams = failureWithCause(h2Failures.connectionLost, 'the connection closed before the answer');
 
 /**
  * One HTTP/2 connection (RFC 9113), client side only and only what a client
@@ -94,6 +97,7 @@ export class H2Connection implements FrameHandler {
       },
       () => {
         this.#logEnd('warn', {}, 'HTTP/2 server did not answer a ping; dropping the connection');
+        this.#failure ??= new Error(`the server did not answer a PING within ${settings.pingIntervalMs} ms`);
         this.#socket.destroy();
       },
     );
@@ -319,7 +323,7 @@ export class H2Connection implements FrameHandler {
       return;
     }
     this.#endStream(stream);
-    stream.owner.failed(code === ErrorCode.refusedStream ? h2Failures.streamRefused : h2Failures.streamReset);
+    stream.owner.failed(code === ErrorCode.refusedStream ? h2Failures.streamRefused : failureWithCause(h2Failures.streamReset, `RST_STREAM ${errorCodeName(code)}`));
     this.#freed();
   }
 
@@ -365,21 +369,22 @@ export class H2Connection implements FrameHandler {
     if (streamId !== 0) throw new ConnectionError(ErrorCode.protocolError, 'GOAWAY on a stream');
     if (end - start < 8) throw new ConnectionError(ErrorCode.frameSizeError, 'GOAWAY too short');
     const last = buffer.readUInt32BE(start) & 0x7fffffff;
+    const code = buffer.readUInt32BE(start + 4);
     if (this.#goAwayReceived) {
       // A server may send another GOAWAY with a lower last stream; a flood of them is budgeted, and logged once.
       this.#limits.stray('another GOAWAY');
     } else {
       this.#goAwayReceived = true;
-      const code = buffer.readUInt32BE(start + 4);
       const debug = buffer.toString('latin1', start + 8, Math.min(end, start + 8 + 256));
       this.#logEnd('info', { code, lastStreamId: last, debug }, 'HTTP/2 server sent GOAWAY; the connection takes no new streams');
       this.#retire('GOAWAY');
     }
     // Streams after the last one the server names were never processed: sending them again doubles nothing.
+    let goAway: H2Failure | undefined;
     for (const stream of [...this.#streams.values()]) {
       if (stream.id <= last) continue;
       this.#endStream(stream);
-      stream.owner.failed(h2Failures.goAway);
+      stream.owner.failed((goAway ??= failureWithCause(h2Failures.goAway, `GOAWAY ${errorCodeName(code)}`)));
     }
     if (this.#streams.size === 0) this.#endSocket();
   }
@@ -403,7 +408,7 @@ export class H2Connection implements FrameHandler {
       this.#endStream(stream);
       this.#out.owe('RST_STREAM');
       this.#writer.rstStream(streamId, increment === 0 ? ErrorCode.protocolError : ErrorCode.flowControlError);
-      stream.owner.failed(h2Failures.streamReset);
+      stream.owner.failed(failureWithCause(h2Failures.streamReset, `reset by us: the server's WINDOW_UPDATE took the window ${increment === 0 ? 'nowhere' : 'past 2^31-1'}`));
       this.#freed();
       return;
     }
@@ -524,7 +529,11 @@ export class H2Connection implements FrameHandler {
     // Nothing more the server sends is read: let its writes back up rather than spend a second discarding them.
     this.#socket.pause();
     this.#retire('protocol error');
-    for (const stream of this.#streams.clear()) stream.owner.failed(h2Failures.connectionLost);
+    const open = this.#streams.clear();
+    if (open.length > 0) {
+      const lost = failureWithCause(h2Failures.connectionLost, `dropped by us: ${errorCodeName(code)}: ${(error as Error).message}`);
+      for (const stream of open) stream.owner.failed(lost);
+    }
     if (!this.#ready) {
       this.#socket.destroy();
       return;
@@ -560,7 +569,10 @@ export class H2Connection implements FrameHandler {
     this.#keepAlive.stop();
     const open = this.#streams.clear();
     this.#retire('closed');
-    for (const stream of open) stream.owner.failed(h2Failures.connectionLost);
+    if (open.length > 0) {
+      const lost = this.#failure === undefined ? closedUnderStreams : failureWithCause(h2Failures.connectionLost, errorCause(this.#failure));
+      for (const stream of open) stream.owner.failed(lost);
+    }
     this.#events.closed(this, this.#ready ? undefined : (this.#failure ?? new Error('connection closed before HTTP/2 settings')));
   }
 }

@@ -42,6 +42,11 @@ export class H2Exchange implements H2StreamOwner, H2Answer {
     return this.#done;
   }
 
+  /** Whether the request was given a stream (it may have failed since). */
+  get started(): boolean {
+    return this.#connection !== undefined;
+  }
+
   header(name: string): string | undefined {
     const headers = this.#headers;
     for (let index = 0; index < headers.length; index += 2) if (headers[index] === name) return headers[index + 1];

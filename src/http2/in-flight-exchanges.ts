@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { h2Failures, type H2Failure } from './h2-failure.ts';
+import { failureWithCause, h2Failures, type H2Failure } from './h2-failure.ts';
 
 /** An exchange as `InFlightExchanges` sees it. */
 export interface TimedExchange {
@@ -30,10 +30,17 @@ export class InFlightExchanges<E extends TimedExchange> {
   readonly #observer: AnswerObserver | undefined;
   readonly #exchanges = new Set<E>();
   readonly #sweeper: NodeJS.Timeout;
+  readonly #atDeadline: (exchange: E) => H2Failure;
   #drained: (() => void) | undefined;
 
-  constructor(requestTimeoutMs: number, observer?: AnswerObserver) {
+  /**
+   * `atDeadline` says why an exchange that reached its deadline failed;
+   * default a `Timeout` saying how long it waited.
+   */
+  constructor(requestTimeoutMs: number, observer?: AnswerObserver, atDeadline?: (exchange: E) => H2Failure) {
     this.#observer = observer;
+    const timeout = failureWithCause(h2Failures.timeout, `no answer within ${requestTimeoutMs} ms`);
+    this.#atDeadline = atDeadline ?? (() => timeout);
     const sweepEvery = Math.max(5, Math.min(1000, Math.floor(requestTimeoutMs / 8)));
     this.#sweeper = setInterval(() => this.#sweep(), sweepEvery).unref();
   }
@@ -64,7 +71,7 @@ export class InFlightExchanges<E extends TimedExchange> {
     const now = performance.now();
     for (const exchange of this.#exchanges) {
       if (exchange.deadline > now) break;
-      exchange.fail(h2Failures.timeout);
+      exchange.fail(this.#atDeadline(exchange));
     }
   }
 }

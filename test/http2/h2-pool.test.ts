@@ -212,7 +212,7 @@ describe('Herald\'s HTTP/2 connections', () => {
     const client = pool(origin);
     const reset = await client.exchange(post('/reset'));
 
-    expect(reset.failure).toEqual({ reason: 'StreamReset', retryable: true });
+    expect(reset.failure).toEqual({ reason: 'StreamReset', retryable: true, cause: 'RST_STREAM INTERNAL_ERROR' });
     expect(client.inFlight).toBe(0);
   });
 
@@ -324,7 +324,7 @@ describe('Herald\'s HTTP/2 connections', () => {
     // A connection opened while closing would be up by now.
     await new Promise((resolve) => setTimeout(resolve, 200));
 
-    expect(answer.failure).toEqual({ reason: 'Timeout', retryable: true });
+    expect(answer.failure).toEqual({ reason: 'Timeout', retryable: true, cause: 'no answer within 300 ms' });
     expect(observer.opened).toBe(1);
     expect(observer.closed).toBe(1);
     expect(server.sessions.size).toBe(1);
@@ -355,7 +355,7 @@ describe('Herald\'s HTTP/2 connections', () => {
     const origin = await tlsServer(['http/1.1'], () => undefined);
     const answer = await pool(origin).exchange(post('/3/device/a'));
 
-    expect(answer.failure).toEqual({ reason: 'ConnectFailed', retryable: true });
+    expect(answer.failure).toEqual({ reason: 'ConnectFailed', retryable: true, cause: expect.any(String) });
   });
 
   it('drops a connection on which the server breaks the protocol, and every request settles as one to send again', async () => {
@@ -377,9 +377,43 @@ describe('Herald\'s HTTP/2 connections', () => {
       });
       const client = pool(origin);
       const answers = await Promise.all([client.exchange(post('/a')), client.exchange(post('/b'))]);
-      for (const answer of answers) expect(answer.failure).toEqual({ reason: 'ConnectionLost', retryable: true });
+      for (const answer of answers) expect(answer.failure).toEqual({ reason: 'ConnectionLost', retryable: true, cause: expect.stringMatching(/^dropped by us: [A-Z_]+: \S/) });
       expect(client.inFlight).toBe(0);
     }
+  });
+
+  it('says what the system said when a connect fails: a refused port, an untrusted certificate', async () => {
+    const port = await closedPort();
+    const refused = await pool(`https://127.0.0.1:${port}`).exchange(post('/a'));
+    expect(refused.failure).toEqual({ reason: 'ConnectFailed', retryable: true, cause: `connect ECONNREFUSED 127.0.0.1:${port}` });
+
+    const server = await h2Server(ok);
+    const untrusting = new H2Pool({ origin: server.origin, tls: {}, connections: 1, requestTimeoutMs: 5000, pingIntervalMs: 60_000 });
+    pools.push(untrusting);
+    const untrusted = await untrusting.exchange(post('/b'));
+    expect(untrusted.failure).toEqual({ reason: 'ServerCertificateRejected', retryable: false, cause: expect.stringMatching(/^(UNABLE_TO_VERIFY_LEAF_SIGNATURE|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_GET_ISSUER_CERT_LOCALLY): \w/) });
+    expect(server.seen).toEqual([]);
+  });
+
+  it('names the last failed connect when a request times out waiting for a connection', async () => {
+    const port = await closedPort();
+    // The first request fails with the connect; the second waits out the backoff (100 ms) past its own deadline.
+    const client = pool(`https://127.0.0.1:${port}`, { requestTimeoutMs: 60 });
+    expect((await client.exchange(post('/a'))).failure?.reason).toBe('ConnectFailed');
+    const waited = await client.exchange(post('/b'));
+    expect(waited.failure).toEqual({ reason: 'Timeout', retryable: true, cause: `no connection within 60 ms; the last connect failed: connect ECONNREFUSED 127.0.0.1:${port}` });
+  });
+
+  it('says the server closed the connection under a request it never answered', async () => {
+    const origin = await tlsServer(['h2'], (socket) => {
+      socket.once('data', () => {
+        socket.write(frame(0x4, 0, 0, Buffer.alloc(0)));
+        setTimeout(() => socket.end(), 50);
+      });
+      socket.on('error', () => undefined);
+    });
+    const answer = await pool(origin).exchange(post('/a'));
+    expect(answer.failure).toEqual({ reason: 'ConnectionLost', retryable: true, cause: 'the connection closed before the answer' });
   });
 
   it('settles every request, without throwing, whatever bytes a server sends after its settings', async () => {
@@ -399,6 +433,16 @@ describe('Herald\'s HTTP/2 connections', () => {
     }
   });
 });
+
+/** A port on 127.0.0.1 nothing listens on: one a server had a moment ago. */
+async function closedPort(): Promise<number> {
+  const server = createTlsServer({});
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
 
 /** One frame as the wire has it. */
 function frame(type: number, flags: number, streamId: number, payload: Buffer): Buffer {

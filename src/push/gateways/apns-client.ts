@@ -1,6 +1,7 @@
 import type { Clock } from '../../core/clock.ts';
 import { compileApnsClientOptions, type ApnsClientOptions, type ApnsEnvironment } from './apns-client-options.ts';
 import { ApnsProviderToken } from './apns-provider-token.ts';
+import { withAnswerCause } from './answer-cause.ts';
 import { authorizationOutcome } from './authorization-source.ts';
 import { classifyApnsResponse, readApnsError, type ApnsError } from './classify-apns-response.ts';
 import { noAnswerOutcome } from './delivery-reasons.ts';
@@ -108,11 +109,12 @@ export class ApnsClient implements GatewayClient<ApnsDelivery> {
     return this.#classify(exchange.status, readApnsError(exchange.body), exchange.body, retryAfterMs);
   }
 
-  /** Classifies an answer; one whose reason reads as Other has its words logged. */
+  /** Classifies an answer; one whose reason reads as Other has its words logged. A failure carries the answer as its cause. */
   #classify(status: number, error: ApnsError, body: Buffer | undefined, retryAfterMs: number | undefined): DeliveryOutcome {
     const outcome = classifyApnsResponse(status, error, retryAfterMs);
-    if (outcome.kind !== 'delivered' && outcome.reason === 'Other') this.#unknownReasons.answer(status, error.reason, body);
-    return outcome;
+    if (outcome.kind === 'delivered') return outcome;
+    if (outcome.reason === 'Other') this.#unknownReasons.answer(status, error.reason, body);
+    return withAnswerCause(outcome, status, body);
   }
 }
 

@@ -1,3 +1,4 @@
+import { errorCause } from '../../http2/h2-failure.ts';
 import type { DeliveryReason } from './delivery-reasons.ts';
 import type { DeliveryOutcome } from './delivery.ts';
 
@@ -24,16 +25,41 @@ export class AuthorizationError extends Error {
   readonly reason: DeliveryReason;
   readonly retryable: boolean;
 
+  #outcome: DeliveryOutcome | undefined;
+
   constructor(reason: DeliveryReason, message: string, options: { retryable: boolean; cause?: unknown }) {
     super(message, { cause: options.cause });
     this.name = 'AuthorizationError';
     this.reason = reason;
     this.retryable = options.retryable;
   }
+
+  /** The outcome of the deliveries it stops; made once, since a failed fetch answers every delivery of its hold. */
+  outcome(): DeliveryOutcome {
+    if (this.#outcome === undefined) {
+      const { reason } = this;
+      const cause = authorizationCause(this);
+      this.#outcome = Object.freeze(this.retryable ? { kind: 'retry', reason, cause } : { kind: 'failed', reason, cause });
+    }
+    return this.#outcome;
+  }
 }
 
-/** The outcome of a delivery that could not get an authorization header. */
+/**
+ * The outcome of a delivery that could not get an authorization header; its
+ * cause is the error's message (the token endpoint's answer, or why none
+ * came) and that of the error under it.
+ */
 export function authorizationOutcome(error: unknown, fallbackReason: DeliveryReason): DeliveryOutcome {
-  if (error instanceof AuthorizationError) return error.retryable ? { kind: 'retry', reason: error.reason } : { kind: 'failed', reason: error.reason };
-  return { kind: 'failed', reason: fallbackReason };
+  if (error instanceof AuthorizationError) return error.outcome();
+  return { kind: 'failed', reason: fallbackReason, cause: authorizationCause(error) };
+}
+
+/** An error and the one under it (`token endpoint … unreachable` over `connect ECONNREFUSED …`), once each. */
+function authorizationCause(error: unknown): string {
+  const said = errorCause(error);
+  const under = error instanceof Error ? error.cause : undefined;
+  if (under === undefined) return said;
+  const beneath = errorCause(under);
+  return said.includes(beneath) ? said : `${said}: ${beneath}`;
 }

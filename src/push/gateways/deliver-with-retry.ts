@@ -31,14 +31,14 @@ export interface RetryOptions {
  * Sends `delivery` and, while the outcome is `retry`, waits and sends again,
  * at most `maxAttempts` times in all; a delivery is only ever resent after an
  * attempt classified `retry`. Answers the final outcome: after the last
- * attempt a `retry` becomes `failed` with its reason.
+ * attempt a `retry` becomes `failed` with its reason and cause.
  */
 export async function deliverWithRetry<D>(client: GatewayClient<D>, delivery: D, options: RetryOptions): Promise<DeliveryOutcome> {
   const { policy, signal } = options;
   signal?.throwIfAborted();
   let outcome = await client.send(delivery);
   for (let attempt = 1; outcome.kind === 'retry'; attempt++) {
-    if (attempt >= policy.maxAttempts) return { kind: 'failed', reason: outcome.reason };
+    if (attempt >= policy.maxAttempts) return { kind: 'failed', reason: outcome.reason, cause: outcome.cause };
     options.metrics?.retried(client.gateway, outcome.reason);
     const ms = retryDelayMs(policy, attempt, outcome.retryAfterMs, options.random ?? Math.random);
     try {

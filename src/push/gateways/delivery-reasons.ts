@@ -154,9 +154,11 @@ export function loggable(word: string): string {
 
 /**
  * The outcome of a request that got no answer (a transport's failure): its
- * word when Herald's transports document it, else `Other`.
+ * word when Herald's transports document it, else `Other`; the failure's
+ * cause goes with it.
  */
 export function noAnswerOutcome(failure: TransportFailure): Extract<DeliveryOutcome, { kind: 'retry' | 'failed' }> {
   const reason = reasonOf('transport', failure.reason);
-  return failure.retryable ? { kind: 'retry', reason } : { kind: 'failed', reason };
+  const { cause } = failure;
+  return failure.retryable ? { kind: 'retry', reason, cause } : { kind: 'failed', reason, cause };
 }

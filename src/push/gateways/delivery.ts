@@ -47,6 +47,11 @@ export interface FcmDelivery {
  * (docs/push-engine.md, "Delivery outcomes"). `reason` is the gateway's own
  * word (`BadDeviceToken`, `UNREGISTERED`, `TooManyRequests`) or, for failures
  * on our side of the wire, one of Herald's (`Timeout`, `ConnectionLost`).
+ * `cause` is what the system or the peer said, when known: the connection's
+ * error (`connect ECONNREFUSED 10.0.0.1:443`, `getaddrinfo ENOTFOUND …`),
+ * the TLS verification error, the token endpoint's answer, the status and
+ * start of an error answer. It goes to the sender's warn lines only, never
+ * to a record or a label, and only failures make one.
  */
 export type DeliveryOutcome =
   | { kind: 'delivered' }
@@ -55,11 +60,11 @@ export type DeliveryOutcome =
    * `since`: when the gateway says the token stopped being valid (ms), so an
    * installation saved again after that is kept.
    */
-  | { kind: 'invalid-token'; reason: string; unregistered: boolean; since?: number }
+  | { kind: 'invalid-token'; reason: string; unregistered: boolean; since?: number; cause?: string }
   /** Not delivered, but may be sent again: after `retryAfterMs` when the gateway asked for a pause. */
-  | { kind: 'retry'; reason: string; retryAfterMs?: number }
+  | { kind: 'retry'; reason: string; retryAfterMs?: number; cause?: string }
   /** Not delivered and sending it again would not help. */
-  | { kind: 'failed'; reason: string };
+  | { kind: 'failed'; reason: string; cause?: string };
 
 /** A gateway client as the sender and `deliverWithRetry` use it. */
 export interface GatewayClient<D> {

@@ -1,4 +1,5 @@
 import type { Clock } from '../../core/clock.ts';
+import { withAnswerCause } from './answer-cause.ts';
 import { authorizationOutcome, type AuthorizationSource } from './authorization-source.ts';
 import { classifyFcmResponse, readFcmError, type FcmError } from './classify-fcm-response.ts';
 import { noAnswerOutcome } from './delivery-reasons.ts';
@@ -108,10 +109,11 @@ export class FcmClient implements GatewayClient<FcmDelivery> {
     return this.#classify(exchange.status, readFcmError(exchange.body), exchange.body, retryAfterMs);
   }
 
-  /** Classifies an answer; one whose reason reads as Other has its words logged. */
+  /** Classifies an answer; one whose reason reads as Other has its words logged. A failure carries the answer as its cause. */
   #classify(status: number, error: FcmError, body: Buffer | undefined, retryAfterMs: number | undefined): DeliveryOutcome {
     const outcome = classifyFcmResponse(status, error, retryAfterMs);
-    if (outcome.kind !== 'delivered' && outcome.reason === 'Other') this.#unknownReasons.answer(status, error.errorCode ?? error.status, body);
-    return outcome;
+    if (outcome.kind === 'delivered') return outcome;
+    if (outcome.reason === 'Other') this.#unknownReasons.answer(status, error.errorCode ?? error.status, body);
+    return withAnswerCause(outcome, status, body);
   }
 }

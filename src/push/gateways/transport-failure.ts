@@ -6,9 +6,11 @@ export interface TransportFailure {
   reason: string;
   /** Whether sending again (on another stream or session) may succeed. */
   retryable: boolean;
+  /** What the system or the peer said (`connect ECONNREFUSED …`, a TLS verification error); for logs, made only on failure. */
+  cause?: string;
 }
 
 /** The outcome of a delivery that got no answer. */
 export function transportOutcome(failure: TransportFailure): DeliveryOutcome {
-  return failure.retryable ? { kind: 'retry', reason: failure.reason } : { kind: 'failed', reason: failure.reason };
+  return failure.retryable ? { kind: 'retry', reason: failure.reason, cause: failure.cause } : { kind: 'failed', reason: failure.reason, cause: failure.cause };
 }

@@ -73,7 +73,7 @@ describe.each(gatewayTransportKinds)('APNs certificate auth (%s transport)', (ki
     expect(profileClient).not.toBe(registry.apns('app-1', 'production'));
     expect(profileClient?.defaultTopic).toBe(pki.apns.profileTopic);
     expect(await profileClient?.send(alertTo(pki, 3, { topic: pki.apns.profileTopic }))).toEqual({ kind: 'delivered' });
-    expect(await profileClient?.send(alertTo(pki, 4, { topic: pki.apns.topic }))).toEqual({ kind: 'failed', reason: 'TopicDisallowed' });
+    expect(await profileClient?.send(alertTo(pki, 4, { topic: pki.apns.topic }))).toEqual({ kind: 'failed', reason: 'TopicDisallowed', cause: expect.stringMatching(/^answered 400: .*TopicDisallowed/) });
     expect(registry.apns('app-1', 'production', 'unknown')).toBeNull();
     expect(registry.apns('app-1', 'development', 'other')).toBeNull();
   });
@@ -83,13 +83,13 @@ describe.each(gatewayTransportKinds)('APNs certificate auth (%s transport)', (ki
       certificates: { development: pem(pki.apns.development) },
       endpoints: { development: endpoints.production },
     }));
-    expect(await registry.apns('app-1', 'development')?.send(alertTo(pki, 5))).toEqual({ kind: 'failed', reason: 'BadCertificateEnvironment' });
+    expect(await registry.apns('app-1', 'development')?.send(alertTo(pki, 5))).toEqual({ kind: 'failed', reason: 'BadCertificateEnvironment', cause: expect.stringMatching(/^answered 403: .*BadCertificateEnvironment/) });
     expect(production.log.deliveryCount).toBe(0);
   });
 
   it('is refused with BadCertificate when the certificate is not from Apple\'s CA', async () => {
     const registry = await setUp((endpoints) => ({ certificates: { production: pfx(pki.apns.untrusted) }, endpoints }));
-    expect(await registry.apns('app-1', 'production')?.send(alertTo(pki, 6))).toEqual({ kind: 'failed', reason: 'BadCertificate' });
+    expect(await registry.apns('app-1', 'production')?.send(alertTo(pki, 6))).toEqual({ kind: 'failed', reason: 'BadCertificate', cause: expect.stringMatching(/^answered 403: .*BadCertificate/) });
   });
 
   it('takes the certificate\'s bundle id as the default topic when the config names none', async () => {

@@ -128,9 +128,10 @@ describe.each(gatewayTransportKinds)('APNs token auth (%s transport)', (kind) =>
     fake = await startFakeApns(pki, { keys: [{ keyId: pki.apns.key.keyId, teamId: pki.apns.teamId, publicKey: stranger.publicKey }] });
     const client = tokenClient();
 
-    expect(await client.send(alertTo(pki, 4))).toEqual({ kind: 'failed', reason: 'InvalidProviderToken' });
+    const refused = { kind: 'failed', reason: 'InvalidProviderToken', cause: expect.stringMatching(/^answered 403: .*InvalidProviderToken/) };
+    expect(await client.send(alertTo(pki, 4))).toEqual(refused);
     expect(fake.log.requestsTo(deviceToken(4))).toHaveLength(2);
-    expect(await client.send(alertTo(pki, 5))).toEqual({ kind: 'failed', reason: 'InvalidProviderToken' });
+    expect(await client.send(alertTo(pki, 5))).toEqual(refused);
     expect(fake.log.requestsTo(deviceToken(5))).toHaveLength(1);
     expect(authorizationsSeen().size).toBe(2);
   });
@@ -139,6 +140,6 @@ describe.each(gatewayTransportKinds)('APNs token auth (%s transport)', (kind) =>
     fake = await startFakeApns(pki, {
       keys: [{ keyId: pki.apns.key.keyId, teamId: pki.apns.teamId, publicKey: pki.apns.key.publicKey, topics: ['com.someone.else'] }],
     });
-    expect(await tokenClient().send(alertTo(pki, 6))).toEqual({ kind: 'failed', reason: 'TopicDisallowed' });
+    expect(await tokenClient().send(alertTo(pki, 6))).toEqual({ kind: 'failed', reason: 'TopicDisallowed', cause: expect.stringMatching(/^answered 400: .*TopicDisallowed/) });
   });
 });

@@ -56,7 +56,8 @@ describe.each(gatewayTransportKinds)('APNs sessions and streams (%s transport)',
     fake = await startFakeApns(pki, { cert: pki.untrustedServer.certPem, key: pki.untrustedServer.keyPem });
     const outcome = await client(fake.origin).send(alertTo(pki, 1));
 
-    expect(outcome).toEqual({ kind: 'failed', reason: 'ServerCertificateRejected' });
+    // The cause is TLS's own word for it, as an operator would search for it.
+    expect(outcome).toEqual({ kind: 'failed', reason: 'ServerCertificateRejected', cause: expect.stringMatching(/^(UNABLE_TO_VERIFY_LEAF_SIGNATURE|SELF_SIGNED_CERT_IN_CHAIN|DEPTH_ZERO_SELF_SIGNED_CERT): /) });
     expect(fake.log.requestCount).toBe(0);
   });
 
@@ -97,7 +98,7 @@ describe.each(gatewayTransportKinds)('APNs sessions and streams (%s transport)',
     const apns = client(fake.origin, { requestTimeoutMs: 200 });
 
     const started = performance.now();
-    expect(await apns.send(alertTo(pki, 7))).toEqual({ kind: 'retry', reason: 'Timeout' });
+    expect(await apns.send(alertTo(pki, 7))).toEqual({ kind: 'retry', reason: 'Timeout', cause: 'no answer within 200 ms' });
     expect(performance.now() - started).toBeGreaterThanOrEqual(200);
     expect(apns.inFlight).toBe(0);
     expect(await apns.send(alertTo(pki, 8))).toEqual({ kind: 'delivered' });
@@ -113,7 +114,7 @@ describe.each(gatewayTransportKinds)('APNs sessions and streams (%s transport)',
       relay.freeze();
 
       const started = performance.now();
-      expect(await apns.send(alertTo(pki, 2))).toEqual({ kind: 'retry', reason: 'ConnectionLost' });
+      expect(await apns.send(alertTo(pki, 2))).toEqual({ kind: 'retry', reason: 'ConnectionLost', cause: 'the server did not answer a PING within 100 ms' });
       // The time is the point: unanswered PINGs (every 100 ms) end it, not the 20 s request timeout.
       // 5 s is fifty PING intervals, room for a loaded machine, and still a quarter of the timeout.
       expect(performance.now() - started).toBeLessThan(5000);
@@ -217,7 +218,7 @@ describe.each(gatewayTransportKinds)('APNs sessions and streams (%s transport)',
 
     expect(metrics.streams()).toBe(1);
     expect(metrics.sessionsOpen).toBeGreaterThanOrEqual(1);
-    expect(await stalled).toEqual({ kind: 'retry', reason: 'Timeout' });
+    expect(await stalled).toEqual({ kind: 'retry', reason: 'Timeout', cause: 'no answer within 300 ms' });
     expect(metrics.latencies).toHaveLength(20);
     expect(metrics.latencies.every(({ gateway, seconds }) => gateway === 'apns' && seconds > 0 && seconds < 5)).toBe(true);
     await apns.close();

@@ -36,7 +36,7 @@ describe('the fake APNs checks requests as APNs does', () => {
   ];
 
   it.each(bad)('refuses %s', async (_name, change, expected) => {
-    expect(await client.send(alertTo(pki, 1, change(1)))).toEqual(expected);
+    expect(await client.send(alertTo(pki, 1, change(1)))).toEqual({ ...expected, cause: expect.stringMatching(/^answered 4\d\d: \{"reason":/) });
   });
 
   it('accepts a VoIP payload up to 5120 bytes', async () => {
@@ -51,7 +51,7 @@ describe('the fake APNs checks requests as APNs does', () => {
     ];
     fake.respondTo(deviceToken(3), script);
     expect(await client.send(alertTo(pki, 3))).toEqual({ kind: 'invalid-token', reason: 'Unregistered', unregistered: true, since: 1_700_000_000_000 });
-    expect(await client.send(alertTo(pki, 3))).toEqual({ kind: 'invalid-token', reason: 'DeviceTokenNotForTopic', unregistered: false });
+    expect(await client.send(alertTo(pki, 3))).toEqual({ kind: 'invalid-token', reason: 'DeviceTokenNotForTopic', unregistered: false, cause: 'answered 400: {"reason":"DeviceTokenNotForTopic"}' });
     expect(await client.send(alertTo(pki, 3))).toEqual({ kind: 'delivered' });
   });
 

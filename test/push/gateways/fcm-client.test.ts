@@ -110,7 +110,7 @@ describe.each(gatewayTransportKinds)('FCM client (%s transport)', (kind) => {
 
     // A token refused right after a forced refresh is not refreshed again at once.
     fake.revokeAccessTokens();
-    expect(await client.send({ body: fcmMessage('device-3') })).toEqual({ kind: 'failed', reason: 'UNAUTHENTICATED' });
+    expect(await client.send({ body: fcmMessage('device-3') })).toEqual({ kind: 'failed', reason: 'UNAUTHENTICATED', cause: expect.stringMatching(/^answered 401: \{"error":/) });
     expect(fake.tokenRequests).toBe(2);
   });
 
@@ -127,13 +127,15 @@ describe.each(gatewayTransportKinds)('FCM client (%s transport)', (kind) => {
   it.each(answers)('classifies %s', async (_name, answer, expected) => {
     fake = await startFakeFcm(pki);
     fake.respondTo('scripted', [answer]);
-    expect(await fcmClient(fake).send({ body: fcmMessage('scripted') })).toEqual(expected);
+    // Every answer but one that removes the installation carries the status and the start of its body.
+    const cause = expected.kind === 'invalid-token' && expected.unregistered ? {} : { cause: expect.stringMatching(/^answered \d{3}: \{"error":/) };
+    expect(await fcmClient(fake).send({ body: fcmMessage('scripted') })).toEqual({ ...expected, ...cause });
   });
 
   it('fails a message FCM refuses as malformed: a data value that is not a string', async () => {
     fake = await startFakeFcm(pki);
     const outcome = await fcmClient(fake).send({ body: fcmMessage('device-1', { data: { badge: 3 } }) });
-    expect(outcome).toEqual({ kind: 'failed', reason: 'INVALID_ARGUMENT' });
+    expect(outcome).toEqual({ kind: 'failed', reason: 'INVALID_ARGUMENT', cause: expect.stringMatching(/^answered 400: \{"error":/) });
     expect(fake.log.requests[0]?.status).toBe(400);
   });
 
@@ -158,7 +160,8 @@ describe.each(gatewayTransportKinds)('FCM client (%s transport)', (kind) => {
     const stranger = generateKeyPairSync('rsa', { modulusLength: 2048 });
     const account = { ...fcmAccount(pki, fake), privateKey: stranger.privateKey };
     const outcome = await fcmClient(fake, { account }).send({ body: fcmMessage('device-1') });
-    expect(outcome).toEqual({ kind: 'failed', reason: 'AccessTokenRefused' });
+    // The cause is the token endpoint's OAuth answer.
+    expect(outcome).toEqual({ kind: 'failed', reason: 'AccessTokenRefused', cause: expect.stringMatching(/answered 400: \{"error":"invalid_grant"/) });
     expect(fake.log.requestCount).toBe(0);
   });
 
@@ -175,7 +178,7 @@ describe.each(gatewayTransportKinds)('FCM client (%s transport)', (kind) => {
     fake = await startFakeFcm(pki, { cert: pki.untrustedServer.certPem, key: pki.untrustedServer.keyPem });
     try {
       const outcome = await fcmClient(fake, { account: fcmAccount(pki, tokens) }).send({ body: fcmMessage('device-1') });
-      expect(outcome).toEqual({ kind: 'failed', reason: 'ServerCertificateRejected' });
+      expect(outcome).toEqual({ kind: 'failed', reason: 'ServerCertificateRejected', cause: expect.stringMatching(/^(UNABLE_TO_VERIFY_LEAF_SIGNATURE|SELF_SIGNED_CERT_IN_CHAIN|DEPTH_ZERO_SELF_SIGNED_CERT): /) });
       expect(tokens.tokenRequests).toBe(1);
     } finally {
       await tokens.close();

@@ -41,14 +41,15 @@ async function setup(options: Partial<FcmClientOptions> = {}): Promise<Setup> {
 }
 
 const warnings = (log: MemoryLogger): Record<string, unknown>[] => log.lines.filter((line) => line.level === 40);
-const unavailable = { kind: 'retry', reason: 'AccessTokenUnavailable' };
+/** What a send gets while the token endpoint fails: a retry, whose cause says what the endpoint did. */
+const unavailable = (cause: string | RegExp) => ({ kind: 'retry', reason: 'AccessTokenUnavailable', cause: typeof cause === 'string' ? expect.stringContaining(cause) : expect.stringMatching(cause) });
 
 describe('an FCM token endpoint that misbehaves', () => {
   it('cuts off one that trickles its answer a byte at a time at the deadline, and says so', async () => {
     const { fake, client, log } = await setup();
     fake.setTokenEndpoint({ kind: 'trickle', intervalMs: 100 });
     const started = performance.now();
-    expect(await client.send({ body: fcmMessage('device-1') })).toEqual(unavailable);
+    expect(await client.send({ body: fcmMessage('device-1') })).toEqual(unavailable('gave no whole answer within 500 ms'));
     expect(performance.now() - started).toBeLessThan(2000);
     expect(fake.tokenEndpointStats.requests).toBe(1);
     await expect.poll(() => fake.tokenEndpointStats.open).toBe(0);
@@ -60,7 +61,7 @@ describe('an FCM token endpoint that misbehaves', () => {
     const { fake, client, log } = await setup({ requestTimeoutMs: 10_000 });
     fake.setTokenEndpoint({ kind: 'stream' });
     const heapBefore = process.memoryUsage().heapUsed;
-    expect(await client.send({ body: fcmMessage('device-1') })).toEqual(unavailable);
+    expect(await client.send({ body: fcmMessage('device-1') })).toEqual(unavailable('answered more than 65536 bytes'));
     await expect.poll(() => fake.tokenEndpointStats.open).toBe(0);
     // What the endpoint got to write before the client hung up: its socket buffers, not the stream.
     expect(fake.tokenEndpointStats.bytesSent).toBeLessThan(4 * 1024 * 1024);
@@ -80,7 +81,7 @@ describe('an FCM token endpoint that misbehaves', () => {
   it('retries after a 500 and logs the status with a bounded excerpt of its body', async () => {
     const { fake, client, log } = await setup();
     fake.setTokenEndpoint({ kind: 'error', status: 500, body: `{"error":"backend_error","details":"${'x'.repeat(10_000)}"}` });
-    expect(await client.send({ body: fcmMessage('device-1') })).toEqual(unavailable);
+    expect(await client.send({ body: fcmMessage('device-1') })).toEqual(unavailable('answered 500: {"error":"backend_error"'));
     const why = String(warnings(log)[0]?.why);
     expect(why).toContain('answered 500: {"error":"backend_error"');
     expect(why.length).toBeLessThan(400);
@@ -89,7 +90,11 @@ describe('an FCM token endpoint that misbehaves', () => {
   it('fails on a 400 (the service account is refused) and logs the OAuth error', async () => {
     const { fake, client, log } = await setup();
     fake.setTokenEndpoint({ kind: 'error', status: 400, body: '{"error":"invalid_grant","error_description":"Invalid JWT Signature."}' });
-    expect(await client.send({ body: fcmMessage('device-1') })).toEqual({ kind: 'failed', reason: 'AccessTokenRefused' });
+    expect(await client.send({ body: fcmMessage('device-1') })).toEqual({
+      kind: 'failed',
+      reason: 'AccessTokenRefused',
+      cause: expect.stringContaining('answered 400: {"error":"invalid_grant","error_description":"Invalid JWT Signature."}'),
+    });
     expect(warnings(log)[0]).toMatchObject({ reason: 'AccessTokenRefused', why: expect.stringContaining('400: {"error":"invalid_grant","error_description":"Invalid JWT Signature."}') });
   });
 
@@ -97,12 +102,12 @@ describe('an FCM token endpoint that misbehaves', () => {
     const { fake, client, clock } = await setup();
     fake.setTokenEndpoint({ kind: 'error', status: 503, body: 'down' });
     const send = () => client.send({ body: fcmMessage('device-1') });
-    expect(await send()).toEqual(unavailable);
-    for (let n = 0; n < 20; n += 1) expect(await send()).toEqual(unavailable);
+    expect(await send()).toEqual(unavailable('answered 503: down'));
+    for (let n = 0; n < 20; n += 1) expect(await send()).toEqual(unavailable('answered 503: down'));
     expect(fake.tokenEndpointStats.requests).toBe(1);
 
     clock.advance(1000);
-    expect(await send()).toEqual(unavailable);
+    expect(await send()).toEqual(unavailable('answered 503: down'));
     expect(fake.tokenEndpointStats.requests).toBe(2);
     // Held 2 s now.
     clock.advance(1000);

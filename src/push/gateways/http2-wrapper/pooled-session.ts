@@ -42,6 +42,9 @@ export class PoolAgent extends http2Wrapper.Agent {
   }
 }
 
+/** The code of the error a session dropped by the pool fails its streams with: they were lost with it, not reset by the server. */
+export const sessionDroppedCode = 'HERALD_SESSION_DROPPED';
+
 export interface PooledSessionSettings {
   gateway: string;
   origin: string;
@@ -142,16 +145,17 @@ export class PooledSession {
     // ConnectionLost so they are retried elsewhere.
     if (this.#pingOutstanding) {
       this.#settings.logger?.warn({ gateway: this.#settings.gateway, origin: this.#settings.origin }, 'gateway session did not answer a ping; dropping it');
-      this.#drop();
+      this.#drop(Object.assign(new Error(`the server did not answer a PING within ${this.#settings.pingIntervalMs} ms`), { code: sessionDroppedCode }));
       return;
     }
     this.#pingOutstanding = session.ping(() => (this.#pingOutstanding = false));
   }
 
-  #drop(): void {
+  /** Destroys the session; its open streams fail with `error` when one is given. */
+  #drop(error?: Error): void {
     clearInterval(this.#watch);
     this.#retire();
-    this.session.destroy();
+    this.session.destroy(error);
     this.#raw?.destroy();
     // Should even the socket's close not reach the session, stop waiting for it.
     setTimeout(() => this.#finish(), 1000).unref();

@@ -3,6 +3,7 @@ import type { Logger } from '../../../core/logger.ts';
 import { AuthorizationError, type AuthorizationSource } from '../authorization-source.ts';
 import type { MakerName } from '../delivery.ts';
 import { LogThrottle } from '../log-throttle.ts';
+import type { TransportFailure } from '../transport-failure.ts';
 
 /** What a maker's auth endpoint granted: the value the send requests carry, and how long it lives. */
 export interface AccessGrant {
@@ -17,6 +18,17 @@ export interface AccessGrant {
  * credentials (asking again soon will not help).
  */
 export type AccessTokenFetch = () => Promise<AccessGrant>;
+
+/**
+ * What an `AccessTokenFetch` throws when the auth endpoint gave no answer:
+ * `AccessTokenUnavailable`, retried as the transport says, its message
+ * naming the endpoint and what the connection met (`connect ECONNREFUSED …`,
+ * a TLS verification error), which the sender's warn lines carry.
+ */
+export function authEndpointUnanswered(endpoint: string, failure: TransportFailure): AuthorizationError {
+  const said = failure.cause === undefined ? failure.reason : `${failure.reason}: ${failure.cause}`;
+  return new AuthorizationError('AccessTokenUnavailable', `auth endpoint ${endpoint} gave no answer (${said})`, { retryable: failure.retryable });
+}
 
 export interface MakerAccessTokenOptions {
   gateway: MakerName;

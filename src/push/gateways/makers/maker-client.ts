@@ -1,5 +1,6 @@
 import type { Clock } from '../../../core/clock.ts';
 import type { Logger } from '../../../core/logger.ts';
+import { errorCause } from '../../../http2/h2-failure.ts';
 import type { MakerContent } from '../../payload/maker-content.ts';
 import { authorizationOutcome } from '../authorization-source.ts';
 import type { DeliveryOutcome, GatewayClient, MakerName } from '../delivery.ts';
@@ -41,7 +42,6 @@ const quotaDayOffsetMs = 8 * hourMs;
 
 const closed: DeliveryOutcome = Object.freeze({ kind: 'retry', reason: 'ClientClosed' });
 const quotaSpent: DeliveryOutcome = Object.freeze({ kind: 'failed', reason: 'DailyQuotaExceeded' });
-const broken: DeliveryOutcome = Object.freeze({ kind: 'failed', reason: 'Other' });
 
 /**
  * The client of one app's maker profile. It keeps the sender's contract, one
@@ -157,7 +157,7 @@ export class MakerClient implements GatewayClient<MakerDelivery> {
       verdict = await this.#verdict(batch);
     } catch (error) {
       this.#options.logger?.error({ err: error, gateway: this.gateway, profile: this.profile }, 'maker protocol failed: the batch counts as failed');
-      verdict = everyToken(broken);
+      verdict = everyToken({ kind: 'failed', reason: 'Other', cause: `the maker's protocol threw: ${errorCause(error)}` });
     }
     this.#settle(batch, verdict);
   }

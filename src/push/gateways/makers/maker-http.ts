@@ -1,5 +1,5 @@
 import { Agent } from 'undici';
-import { connectFailure } from '../../../http2/h2-failure.ts';
+import { connectFailure, errorCause } from '../../../http2/h2-failure.ts';
 import type { MakerName } from '../delivery.ts';
 import type { GatewayMetrics } from '../gateway-metrics.ts';
 import type { TransportFailure } from '../transport-failure.ts';
@@ -58,11 +58,14 @@ export class MakerHttp {
   readonly #agent: Agent;
   #inFlight = 0;
   readonly #untrack: () => void;
+  /** The failure of an exchange cut at its deadline. */
+  readonly #timeout: TransportFailure;
   #closing: Promise<void> | undefined;
 
   constructor(options: MakerHttpOptions) {
     this.#options = options;
     const { gateway, metrics, requestTimeoutMs } = options;
+    this.#timeout = { reason: 'Timeout', retryable: true, cause: `no whole answer within ${requestTimeoutMs} ms` };
     this.#agent = new Agent({
       connections: options.connections,
       allowH2: false,
@@ -112,7 +115,7 @@ export class MakerHttp {
         },
       };
     } catch (error) {
-      return { failure: deadline.signal.aborted ? { reason: 'Timeout', retryable: true } : requestFailure(error) };
+      return { failure: deadline.signal.aborted ? this.#timeout : requestFailure(error) };
     } finally {
       clearTimeout(timer);
       this.#inFlight -= 1;
@@ -150,13 +153,13 @@ const lostCodes = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE', 'UND_ERR_RES
 const timeoutCodes = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT']);
 const closedCodes = new Set(['UND_ERR_DESTROYED', 'UND_ERR_CLOSED']);
 
-/** Herald's word for a request that got no answer, as the HTTP/2 transports use them. */
+/** Herald's word for a request that got no answer, as the HTTP/2 transports use them, with what undici or the system said. */
 function requestFailure(error: unknown): TransportFailure {
   const code = (error as { code?: unknown } | null)?.code;
   if (typeof code === 'string') {
-    if (lostCodes.has(code)) return { reason: 'ConnectionLost', retryable: true };
-    if (timeoutCodes.has(code)) return { reason: 'Timeout', retryable: true };
-    if (closedCodes.has(code)) return { reason: 'ClientClosed', retryable: true };
+    if (lostCodes.has(code)) return { reason: 'ConnectionLost', retryable: true, cause: errorCause(error) };
+    if (timeoutCodes.has(code)) return { reason: 'Timeout', retryable: true, cause: errorCause(error) };
+    if (closedCodes.has(code)) return { reason: 'ClientClosed', retryable: true, cause: errorCause(error) };
   }
   return connectFailure(error);
 }

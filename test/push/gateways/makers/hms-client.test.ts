@@ -57,7 +57,7 @@ describe('the HMS client against the fake Push Kit', () => {
 
   it('counts AccessTokenRefused and sends nothing when HMS refuses the client secret', async () => {
     const { fake, client } = await setUp('not-the-secret');
-    expect(await client.send({ token: 't', content, variant: '' })).toEqual({ kind: 'failed', reason: 'AccessTokenRefused' });
+    expect(await client.send({ token: 't', content, variant: '' })).toEqual({ kind: 'failed', reason: 'AccessTokenRefused', cause: expect.stringMatching(/answered 400: .*1101/) });
     expect(fake.requests).toEqual([]);
   });
 

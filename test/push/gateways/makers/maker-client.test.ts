@@ -123,7 +123,7 @@ describe('MakerClient', () => {
       throw new Error('bug');
     });
     const client = clientOf(protocol);
-    expect(await client.send(to('a'))).toEqual({ kind: 'failed', reason: 'Other' });
+    expect(await client.send(to('a'))).toEqual({ kind: 'failed', reason: 'Other', cause: "the maker's protocol threw: bug" });
   });
 
   describe('with an access token', () => {
@@ -164,8 +164,9 @@ describe('MakerClient', () => {
         return Promise.reject(new AuthorizationError('AccessTokenRefused', 'auth endpoint answered 400: invalid client', { retryable: false }));
       };
       const client = clientOf(protocol, clock);
-      expect(await client.send(to('a'))).toEqual({ kind: 'failed', reason: 'AccessTokenRefused' });
-      expect(await client.send(to('b'))).toEqual({ kind: 'failed', reason: 'AccessTokenRefused' });
+      const refused = { kind: 'failed', reason: 'AccessTokenRefused', cause: 'auth endpoint answered 400: invalid client' };
+      expect(await client.send(to('a'))).toEqual(refused);
+      expect(await client.send(to('b'))).toEqual(refused);
       expect(fetches).toBe(1);
       clock.advance(1001);
       await client.send(to('c'));
