@@ -2,6 +2,7 @@ import type { DeliveryOutcome } from './delivery.ts';
 import { hmsReasons } from './makers/hms/hms-reasons.ts';
 import { oppoReasons } from './makers/oppo/oppo-reasons.ts';
 import { honorReasons } from './makers/honor/honor-reasons.ts';
+import { meizuReasons } from './makers/meizu/meizu-reasons.ts';
 import { xiaomiReasons } from './makers/xiaomi/xiaomi-reasons.ts';
 import type { TransportFailure } from './transport-failure.ts';
 
@@ -83,6 +84,7 @@ export const reasonsBySource = {
   hms: hmsReasons,
   oppo: oppoReasons,
   honor: honorReasons,
+  meizu: meizuReasons,
   xiaomi: xiaomiReasons,
   /** Herald's words for a request that got no answer (the transports' `TransportFailure`). */
   transport: [

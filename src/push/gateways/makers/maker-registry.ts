@@ -1,6 +1,7 @@
 import type { MakerName } from '../delivery.ts';
 import { hmsMaker } from './hms/hms-maker.ts';
 import { honorMaker } from './honor/honor-maker.ts';
+import { meizuMaker } from './meizu/meizu-maker.ts';
 import type { Maker } from './maker.ts';
 import { oppoMaker } from './oppo/oppo-maker.ts';
 import { xiaomiMaker } from './xiaomi/xiaomi-maker.ts';
@@ -10,7 +11,7 @@ import { xiaomiMaker } from './xiaomi/xiaomi-maker.ts';
  * (docs/push-engine.md, "Adding a maker"). An installation whose `vendor`
  * names a maker missing here counts `UnsupportedVendor`.
  */
-export const makers: readonly Maker[] = [hmsMaker, xiaomiMaker, honorMaker, oppoMaker];
+export const makers: readonly Maker[] = [hmsMaker, xiaomiMaker, honorMaker, oppoMaker, meizuMaker];
 
 const byName = new Map<MakerName, Maker>(makers.map((maker) => [maker.gateway, maker]));
 
