@@ -5,6 +5,8 @@ import { fcmProjectId, hmsApps, honorApps, startFakeApns, startFakeFcm, startFak
 import type { FakeApns, FakeApnsOptions } from './gateways/fake-apns.ts';
 import type { FakeFcm, FakeFcmOptions } from './gateways/fake-fcm.ts';
 import type { FakeHms, FakeHmsOptions } from './gateways/fake-hms.ts';
+import type { FakeOppo, FakeOppoOptions } from './gateways/fake-oppo.ts';
+import { oppoApps, startFakeOppo } from './gateways/gateway-fixtures.ts';
 import type { FakeHonor, FakeHonorOptions } from './gateways/fake-honor.ts';
 import type { FakeXiaomi, FakeXiaomiOptions } from './gateways/fake-xiaomi.ts';
 import { testPki, writeServiceAccount, type TestPki } from './gateways/test-pki.ts';
@@ -18,6 +20,8 @@ export interface PushGatewayFakes {
   fcm: FakeFcm;
   /** Huawei Push Kit; the app has its profiles `_default` and `second` (`hmsApps`). */
   hms: FakeHms;
+  /** OPPO Push; the app has its profiles `_default` (with a notification channel) and `second` (`oppoApps`). */
+  oppo: FakeOppo;
   /** Honor Push; the app has its profiles `_default` and `second` (`honorApps`). */
   honor: FakeHonor;
   /** Xiaomi Mi Push, its China and global services; the app has its profiles `_default` and `second` (`xiaomiApps`). */
@@ -34,12 +38,13 @@ export interface PushGatewayFakes {
  * CA setting): APNs and FCM over HTTP/2, the phone makers over HTTP/1.1.
  */
 export async function startPushGatewayFakes(
-  options: { apns?: Partial<FakeApnsOptions>; fcm?: Partial<FakeFcmOptions>; hms?: Partial<FakeHmsOptions>; honor?: Partial<FakeHonorOptions>; xiaomi?: Partial<FakeXiaomiOptions> } = {},
+  options: { apns?: Partial<FakeApnsOptions>; fcm?: Partial<FakeFcmOptions>; hms?: Partial<FakeHmsOptions>; oppo?: Partial<FakeOppoOptions>; honor?: Partial<FakeHonorOptions>; xiaomi?: Partial<FakeXiaomiOptions> } = {},
 ): Promise<PushGatewayFakes> {
   const pki = await testPki();
   const apns = await startFakeApns(pki, options.apns);
   const fcm = await startFakeFcm(pki, options.fcm);
   const hms = await startFakeHms(pki, options.hms);
+  const oppo = await startFakeOppo(pki, options.oppo);
   const xiaomi = await startFakeXiaomi(pki, options.xiaomi);
   const honor = await startFakeHonor(pki, options.honor);
   const serviceAccountFile = writeServiceAccount(pki, { projectId: fcmProjectId, tokenUri: fcm.tokenUri, name: `fcm-${fcm.origin.split(':').at(-1)}` });
@@ -48,6 +53,7 @@ export async function startPushGatewayFakes(
     apns,
     fcm,
     hms,
+    oppo,
     xiaomi,
     honor,
     appPush: {
@@ -65,6 +71,13 @@ export async function startPushGatewayFakes(
             { appId: app.appId, clientId: app.clientId, clientSecretFile: secretFile(pki, `hms-${name}`, app.clientSecret) },
           ]),
         ),
+      },
+      oppo: {
+        endpoints: { auth: oppo.authUrl, send: oppo.sendUrl },
+        profiles: {
+          _default: { appKey: oppoApps._default.appKey, masterSecretFile: secretFile(pki, 'oppo-_default', oppoApps._default.masterSecret), channelId: 'push' },
+          second: { appKey: oppoApps.second.appKey, masterSecretFile: secretFile(pki, 'oppo-second', oppoApps.second.masterSecret) },
+        },
       },
       honor: {
         endpoints: { auth: honor.authUrl, send: honor.sendUrl },
@@ -87,6 +100,7 @@ export async function startPushGatewayFakes(
       await apns.close();
       await fcm.close();
       await hms.close();
+      await oppo.close();
       await xiaomi.close();
       await honor.close();
     },

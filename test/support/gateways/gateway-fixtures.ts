@@ -5,6 +5,7 @@ import type { FcmServiceAccount } from '../../../src/push/gateways/fcm-service-a
 import { FakeApns, type FakeApnsOptions } from './fake-apns.ts';
 import { FakeFcm, type FakeFcmOptions } from './fake-fcm.ts';
 import { FakeHms, type FakeHmsApp, type FakeHmsOptions } from './fake-hms.ts';
+import { FakeOppo, type FakeOppoApp, type FakeOppoOptions } from './fake-oppo.ts';
 import { FakeHonor, type FakeHonorApp, type FakeHonorOptions } from './fake-honor.ts';
 import type { TestPki } from './test-pki.ts';
 import { FakeXiaomi, type FakeXiaomiApp, type FakeXiaomiOptions } from './fake-xiaomi.ts';
@@ -105,6 +106,20 @@ export const xiaomiApps = {
 /** A fake Xiaomi Mi Push (China and global services) that knows the `xiaomiApps`. */
 export function startFakeXiaomi(pki: TestPki, options: Partial<FakeXiaomiOptions> = {}): Promise<FakeXiaomi> {
   return FakeXiaomi.start({ cert: pki.server.certPem, key: pki.server.keyPem, apps: Object.values(xiaomiApps), ...options });
+}
+
+/**
+ * The OPPO apps of the push tests: the `_default` profile's and the
+ * `second` profile's, each its own AppKey and MasterSecret.
+ */
+export const oppoApps = {
+  _default: { appKey: 'oppoKeyDefault', masterSecret: 'oppo-master-default' },
+  second: { appKey: 'oppoKeySecond', masterSecret: 'oppo-master-second' },
+} as const satisfies Record<string, FakeOppoApp>;
+
+/** A fake OPPO Push that knows the `oppoApps`. */
+export function startFakeOppo(pki: TestPki, options: Partial<FakeOppoOptions> = {}): Promise<FakeOppo> {
+  return FakeOppo.start({ cert: pki.server.certPem, key: pki.server.keyPem, apps: Object.values(oppoApps), ...options });
 }
 
 /** `value`, or a failed test when it is null (a registry answered no client). */
