@@ -29,6 +29,12 @@ function contentOf(data: Record<string, unknown>, expiresAt: number | null = nul
 
 const content = contentOf({ alert: 'Hello', ref: 7 });
 const quotaSpent = { kind: 'failed', reason: 'DailyQuotaExceeded' };
+const commaRefused = { kind: 'invalid-token', reason: 'MiBadRegId', unregistered: false, cause: 'a registrationId holding a comma is never sent' };
+
+/** The cause an error answer of Xiaomi's gives an outcome: its status and the start of its body. */
+function answered(code: number): unknown {
+  return expect.stringMatching(new RegExp(`^answered 200: \\{"result":"error","code":${code},"reason":`));
+}
 
 /** The fake Mi Push and a client of its `_default` app through the maker's own loader, with `secret` as the AppSecret. */
 async function setUp(secret: string = xiaomiApps._default.appSecret): Promise<{ fake: FakeXiaomi; client: MakerClient; clock: ManualClock }> {
@@ -77,8 +83,8 @@ describe('the Xiaomi client against the fake Mi Push', () => {
     const { fake, client } = await setUp('not-the-secret');
     const outcomes = await Promise.all(['r1', 'r2'].map((token) => client.send({ token, content, variant: '' })));
     expect(outcomes).toEqual([
-      { kind: 'failed', reason: 'Mi21301' },
-      { kind: 'failed', reason: 'Mi21301' },
+      { kind: 'failed', reason: 'Mi21301', cause: answered(21301) },
+      { kind: 'failed', reason: 'Mi21301', cause: answered(21301) },
     ]);
     expect(fake.requests.map((request) => request.code)).toEqual(['21301']);
     expect(fake.log.countOf('r1')).toBe(0);
@@ -93,13 +99,18 @@ describe('the Xiaomi client against the fake Mi Push', () => {
     // Its endpoint delivered for this profile: a lone regId refused (20301) speaks of that regId.
     expect(await client.send({ token: 'lone', content, variant: '' })).toEqual({ kind: 'invalid-token', reason: 'Mi20301', unregistered: true });
     // The global endpoint has not delivered for it yet: the same answer there removes nothing.
-    expect(await client.send({ token: 'lone', content: contentOf({ alert: 'again' }), variant: 'global' })).toEqual({ kind: 'invalid-token', reason: 'Mi20301', unregistered: false });
+    expect(await client.send({ token: 'lone', content: contentOf({ alert: 'again' }), variant: 'global' })).toEqual({
+      kind: 'invalid-token',
+      reason: 'Mi20301',
+      unregistered: false,
+      cause: answered(20301),
+    });
   });
 
   it('keeps a lone refused regId of a profile that has not delivered yet', async () => {
     const { fake, client } = await setUp();
     fake.invalidate('first');
-    expect(await client.send({ token: 'first', content, variant: '' })).toEqual({ kind: 'invalid-token', reason: 'Mi20301', unregistered: false });
+    expect(await client.send({ token: 'first', content, variant: '' })).toEqual({ kind: 'invalid-token', reason: 'Mi20301', unregistered: false, cause: answered(20301) });
   });
 
   it('stops sending for the day once Xiaomi answers that the quota is spent, and sends again after midnight in China', async () => {
@@ -117,9 +128,9 @@ describe('the Xiaomi client against the fake Mi Push', () => {
   it('retries what a rate limit or a server error answers, after the Retry-After given', async () => {
     const { fake, client } = await setUp();
     fake.throttleNext(1);
-    expect(await client.send({ token: 'r1', content, variant: '' })).toEqual({ kind: 'retry', reason: 'Mi10027', retryAfterMs: 1000 });
+    expect(await client.send({ token: 'r1', content, variant: '' })).toEqual({ kind: 'retry', reason: 'Mi10027', retryAfterMs: 1000, cause: answered(10027) });
     fake.respondNext({ status: 503, body: '', retryAfter: 7 });
-    expect(await client.send({ token: 'r1', content: contentOf({ alert: 'again' }), variant: '' })).toEqual({ kind: 'retry', reason: 'MiServerError', retryAfterMs: 7000 });
+    expect(await client.send({ token: 'r1', content: contentOf({ alert: 'again' }), variant: '' })).toEqual({ kind: 'retry', reason: 'MiServerError', retryAfterMs: 7000, cause: 'answered 503' });
     expect(await client.send({ token: 'r1', content: contentOf({ alert: 'third' }), variant: '' })).toEqual(delivered);
     expect(fake.log.countOf('r1')).toBe(1);
   });
@@ -139,10 +150,10 @@ describe('the Xiaomi client against the fake Mi Push', () => {
   it('never sends a registrationId holding a comma, which Xiaomi would read as several devices', async () => {
     const { fake, client } = await setUp();
     const outcomes = await Promise.all(['victim-1,victim-2', 'fine'].map((token) => client.send({ token, content, variant: '' })));
-    expect(outcomes).toEqual([{ kind: 'invalid-token', reason: 'MiBadRegId', unregistered: false }, delivered]);
+    expect(outcomes).toEqual([commaRefused, delivered]);
     expect(fake.requests.map((request) => request.regIds)).toEqual([['fine']]);
     expect(fake.log.countOf('victim-1')).toBe(0);
-    expect(await client.send({ token: 'only,commas', content: contentOf({ alert: 'B' }), variant: '' })).toEqual({ kind: 'invalid-token', reason: 'MiBadRegId', unregistered: false });
+    expect(await client.send({ token: 'only,commas', content: contentOf({ alert: 'B' }), variant: '' })).toEqual(commaRefused);
     expect(fake.requests).toHaveLength(1);
   });
 

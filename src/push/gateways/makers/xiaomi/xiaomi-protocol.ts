@@ -1,5 +1,6 @@
 import type { Clock } from '../../../../core/clock.ts';
 import type { MakerContent } from '../../../payload/maker-content.ts';
+import { withAnswerCause } from '../../answer-cause.ts';
 import { noAnswerOutcome } from '../../delivery-reasons.ts';
 import type { DeliveryOutcome } from '../../delivery.ts';
 import { parseRetryAfter } from '../../retry-after.ts';
@@ -20,7 +21,7 @@ const tooLarge = everyToken({ kind: 'failed', reason: 'PayloadTooLarge' });
  * sent (an installation's registrationId is the device's to write, and
  * must not add other devices to a push).
  */
-const notARegId: DeliveryOutcome = Object.freeze({ kind: 'invalid-token', reason: 'MiBadRegId', unregistered: false });
+const notARegId: DeliveryOutcome = Object.freeze({ kind: 'invalid-token', reason: 'MiBadRegId', unregistered: false, cause: 'a registrationId holding a comma is never sent' });
 
 /**
  * Xiaomi Mi Push's protocol for one profile: no access token (every request
@@ -66,7 +67,7 @@ export class XiaomiProtocol implements MakerProtocol {
     const verdict = classifyXiaomiAnswer(read, regIds, batch.proven && this.#provenVariants.has(batch.variant));
     if (acceptedSome(verdict, regIds)) this.#provenVariants.add(batch.variant);
     if (saysOther(verdict)) batch.unknownWord(answer.status, read.code, answer.body);
-    return withRefused(verdict, refused);
+    return withRefused(withCause(verdict, answer.status, answer.body), refused);
   }
 
   #messageOf(content: MakerContent): XiaomiMessage {
@@ -74,6 +75,15 @@ export class XiaomiProtocol implements MakerProtocol {
     if (message === undefined) this.#messages.set(content, (message = buildXiaomiMessage(content, this.#profile)));
     return message;
   }
+}
+
+/** The verdict with Xiaomi's answer as the cause of each outcome an operator may have to act on (a failure, a retry, an invalid regId that is kept). */
+function withCause(verdict: BatchVerdict, status: number, body: Buffer): BatchVerdict {
+  if (verdict.kind !== 'tokens') return verdict;
+  const others = withAnswerCause(verdict.others, status, body);
+  if (verdict.outcomes === undefined) return { kind: 'tokens', others };
+  const outcomes = new Map([...verdict.outcomes].map(([regId, outcome]) => [regId, withAnswerCause(outcome, status, body)]));
+  return { kind: 'tokens', others, outcomes };
 }
 
 /** The verdict, with the regIds that were not sent counted as not regIds. */
