@@ -15,6 +15,8 @@ export const serviceTests = [
   'test/import/cassandra-*.test.ts',
   'test/bus/kafka-*.test.ts',
   'test/coord/redis-coordination.test.ts',
+  // the secured listeners of the local Redis (TLS port, ACL user)
+  'test/coord/redis-secured.test.ts',
   // a redis-server of the test's own, stopped and restarted
   'test/coord/redis-outage.test.ts',
   'test/api/lock-persistence.test.ts',

@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from './config/load-config.ts';
 import { envVariables, roleNames } from './config/schema.ts';
 import { createLogger } from './core/logger.ts';
+import { BackendStartError } from './runtime/backend-start-error.ts';
 import { topicSpecs } from './runtime/topic-specs.ts';
 import { openBus } from './runtime/open-bus.ts';
 import { migrateStore } from './runtime/open-store.ts';
@@ -75,6 +76,8 @@ async function main(): Promise<void> {
 main().catch((error: unknown) => {
   if (error instanceof ConfigError) {
     process.stderr.write(`${error.message}\n`);
+  } else if (error instanceof BackendStartError) {
+    process.stderr.write(`herald failed to start: ${error.message}\n`);
   } else {
     process.stderr.write(`herald failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
   }

@@ -26,7 +26,7 @@ export interface RedisServiceOptions {
  * the same rule to operators.
  */
 export const heraldAclRule =
-  'resetkeys ~herald:* resetchannels -@all +ping +info +client|setname +quit +get +set +del +pexpire +hmget +hset +zadd +zcard +zremrangebyscore +eval +evalsha +script|load';
+  'resetkeys ~herald:* resetchannels -@all +ping +info +client|setname +quit +get +set +del +exists +pexpire +hmget +hset +zadd +zcard +zremrangebyscore +eval +evalsha +script|load';
 
 const redisServer = 'redis-server';
 

@@ -1,3 +1,4 @@
+import { realpathSync } from 'node:fs';
 import path from 'node:path';
 import { resolveServicePorts, serviceHost, servicePortOffsetVariable, servicePortVariables, type ServicePorts } from './service-ports.ts';
 
@@ -47,7 +48,7 @@ export const servicesEnvVariables: Readonly<Record<string, string>> = Object.fre
 export function loadServicesOptions(env: NodeJS.ProcessEnv = process.env): ServicesOptions {
   const javaHome = env.JAVA_HOME?.trim();
   return Object.freeze({
-    dir: path.resolve(env.HERALD_SERVICES_DIR?.trim() || path.join(repoRoot, '.services')),
+    dir: realPath(path.resolve(env.HERALD_SERVICES_DIR?.trim() || path.join(repoRoot, '.services'))),
     host: serviceHost,
     ports: resolveServicePorts(env),
     readyTimeoutMs: readSeconds(env, 'HERALD_SERVICES_READY_TIMEOUT_SECONDS', 180) * 1000,
@@ -58,6 +59,19 @@ export function loadServicesOptions(env: NodeJS.ProcessEnv = process.env): Servi
     java: javaHome ? path.join(javaHome, 'bin', 'java') : 'java',
     mvn: 'mvn',
   });
+}
+
+/**
+ * The folder with symbolic links resolved, so that checkouts sharing one
+ * services folder through a link (a worktree's `.services`) start the same
+ * command lines and recognise each other's processes as current.
+ */
+function realPath(dir: string): string {
+  try {
+    return realpathSync(dir);
+  } catch {
+    return dir;
+  }
 }
 
 function readSeconds(env: NodeJS.ProcessEnv, name: string, fallback: number): number {

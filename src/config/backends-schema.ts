@@ -9,6 +9,67 @@ import { z } from 'zod';
 
 const hostPort = z.string().regex(/^[^\s:,]+(:\d{1,5})?$/, 'expected host or host:port');
 
+const filePath = z.string().min(1);
+
+/**
+ * TLS to a backend. The server's certificate is always verified, against the
+ * CA file when one is given, else the system's CAs; nothing turns that off.
+ * Any setting here turns TLS on (Redis takes it from a rediss:// URL).
+ */
+const tlsSchema = z.preprocess(
+  (raw) => {
+    if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return raw;
+    const object = raw as Record<string, unknown>;
+    return object.enabled === undefined && Object.keys(object).length > 0 ? { ...object, enabled: true } : raw;
+  },
+  z
+    .object({
+      enabled: z.boolean().default(false).describe('speak TLS to the backend; set by any other TLS setting'),
+      caFile: filePath.optional().describe("PEM file of the CA certificates the server's certificate must chain to; default: the system's CAs"),
+      certFile: filePath.optional().describe('PEM file of a client certificate, for servers that require one (with keyFile)'),
+      keyFile: filePath.optional().describe("PEM file of the client certificate's private key, unencrypted"),
+      serverName: z
+        .string()
+        .min(1)
+        .optional()
+        .describe("the name the server's certificate must carry (and the SNI sent) when it is not the host Herald dials"),
+    })
+    .strict()
+    .superRefine((tls, ctx) => {
+      if (!tls.enabled && Object.keys(tls).length > 1) ctx.addIssue({ code: 'custom', message: 'TLS settings are given but TLS is turned off', path: ['enabled'] });
+      if ((tls.certFile === undefined) !== (tls.keyFile === undefined)) {
+        ctx.addIssue({ code: 'custom', message: 'a client certificate needs both certFile and keyFile', path: [tls.certFile === undefined ? 'certFile' : 'keyFile'] });
+      }
+    }),
+);
+
+export type TlsConfig = z.output<typeof tlsSchema>;
+
+const tlsOff: TlsConfig = { enabled: false };
+
+/** A password given once: in the config (or its variable), or as a file to read at start. */
+function onePassword(backend: { password?: string; passwordFile?: string }, ctx: z.RefinementCtx): void {
+  if (backend.password !== undefined && backend.passwordFile !== undefined) {
+    ctx.addIssue({ code: 'custom', message: 'give the password or a password file, not both', path: ['passwordFile'] });
+  }
+}
+
+/** SASL to Kafka: PLAIN (only over TLS, or the password crosses the network as it is) or SCRAM. */
+const saslSchema = z
+  .object({
+    mechanism: z.enum(['plain', 'scram-sha-256', 'scram-sha-512']).describe('plain, scram-sha-256 or scram-sha-512'),
+    username: z.string().min(1),
+    password: z.string().min(1).optional(),
+    passwordFile: filePath.optional().describe('file holding the password (one trailing newline is ignored)'),
+  })
+  .strict()
+  .superRefine((sasl, ctx) => {
+    onePassword(sasl, ctx);
+    if (sasl.password === undefined && sasl.passwordFile === undefined) ctx.addIssue({ code: 'custom', message: 'required: the SASL password', path: ['password'] });
+  });
+
+export type SaslConfig = z.output<typeof saslSchema>;
+
 /** A keyspace replication: a factor (SimpleStrategy) or per-datacenter factors (NetworkTopologyStrategy). */
 const replicationSchema = z.union([
   z.number().int().min(1).max(15),
@@ -27,8 +88,10 @@ export const storeSchema = z.preprocess(
         .regex(/^[a-z][a-z0-9_]{0,47}$/, 'lower-case letters, digits and _, starting with a letter')
         .default('herald'),
       replication: replicationSchema.default(1).describe('replication factor, or factors per datacenter'),
-      username: z.string().min(1).optional(),
+      username: z.string().min(1).optional().describe('role for the password authenticator'),
       password: z.string().min(1).optional(),
+      passwordFile: filePath.optional().describe('file holding the password (one trailing newline is ignored)'),
+      tls: tlsSchema.default(tlsOff),
       requestTimeoutMs: z.number().int().min(100).max(120_000).default(5000),
       sqliteSync: z
         .enum(['normal', 'full'])
@@ -38,7 +101,13 @@ export const storeSchema = z.preprocess(
         ),
     })
     .strict()
-    .superRefine(requiredFor('cassandra', 'contactPoints', 'the store is cassandra')),
+    .superRefine(requiredFor('cassandra', 'contactPoints', 'the store is cassandra'))
+    .superRefine((store, ctx) => {
+      onePassword(store, ctx);
+      if (store.username === undefined && (store.password !== undefined || store.passwordFile !== undefined)) {
+        ctx.addIssue({ code: 'custom', message: 'a password needs a username', path: ['username'] });
+      }
+    }),
 );
 
 export const coordinationSchema = z.preprocess(
@@ -51,9 +120,25 @@ export const coordinationSchema = z.preprocess(
         .refine((url) => /^rediss?:\/\//.test(url), 'expected redis:// or rediss://')
         .optional(),
       keyPrefix: z.string().max(64).default('herald:').describe('prefix of every Redis key Herald writes'),
+      username: z.string().min(1).optional().describe('ACL user; default: the URL\'s, else the default user'),
+      password: z.string().min(1).optional(),
+      passwordFile: filePath.optional().describe('file holding the password (one trailing newline is ignored)'),
+      tls: tlsSchema.default(tlsOff).describe('a rediss:// URL turns TLS on; these settings add a CA, a client certificate, a server name'),
     })
     .strict()
-    .superRefine(requiredFor('redis', 'url', 'coordination is redis')),
+    .superRefine(requiredFor('redis', 'url', 'coordination is redis'))
+    .superRefine((coordination, ctx) => {
+      onePassword(coordination, ctx);
+      if (coordination.url === undefined || !URL.canParse(coordination.url)) return;
+      const url = new URL(coordination.url);
+      const inUrl = url.username !== '' || url.password !== '';
+      if (inUrl && (coordination.username !== undefined || coordination.password !== undefined || coordination.passwordFile !== undefined)) {
+        ctx.addIssue({ code: 'custom', message: 'the URL carries credentials already; give them in one place', path: ['url'] });
+      }
+      if (coordination.tls.enabled && url.protocol !== 'rediss:') {
+        ctx.addIssue({ code: 'custom', message: 'TLS settings need a rediss:// URL', path: ['url'] });
+      }
+    }),
 );
 
 export const busSchema = z.preprocess(
@@ -63,6 +148,8 @@ export const busSchema = z.preprocess(
       kind: z.enum(['memory', 'kafka']).default('memory'),
       brokers: z.array(hostPort).min(1).optional().describe('Kafka bootstrap brokers, host:port'),
       clientId: z.string().min(1).default('herald'),
+      tls: tlsSchema.default(tlsOff),
+      sasl: saslSchema.optional().describe('SASL authentication to the brokers'),
       topicPrefix: z
         .string()
         .regex(/^[A-Za-z0-9._-]{0,64}$/, 'letters, digits, ., _ and -')

@@ -165,14 +165,20 @@ function setPath(target: Json, path: readonly string[], value: unknown): void {
 
 function describeIssue(issue: z.core.$ZodIssue | undefined, origin: string): string {
   if (!issue) return `${origin}: invalid configuration`;
-  const path = issue.path.map(String);
+  return `Invalid configuration: ${describeSetting(issue.path.map(String), origin)}: ${issue.message}`;
+}
+
+/**
+ * A setting as a message names it: its environment variable and path
+ * (`HERALD_KAFKA_TLS_CA_FILE (bus.tls.caFile)`), or its path in the config file.
+ */
+export function describeSetting(path: readonly string[], origin = 'the config file'): string {
   const envName = envNameFor(path);
-  const where = envName ? `${envName} (${path.join('.')})` : `${path.join('.') || '(root)'} in ${origin}`;
-  return `Invalid configuration: ${where}: ${issue.message}`;
+  return envName ? `${envName} (${path.join('.')})` : `${path.join('.') || '(root)'} in ${origin}`;
 }
 
 /** The variable whose path is the longest prefix of `path`, so `store.contactPoints.0` names its list variable. */
-function envNameFor(path: string[]): string | undefined {
+function envNameFor(path: readonly string[]): string | undefined {
   let best: { name: string; length: number } | undefined;
   for (const [name, spec] of Object.entries(envVariables)) {
     const specPath = spec.path[0] === 'app' ? ['apps', '0', ...spec.path.slice(1)] : [...spec.path];

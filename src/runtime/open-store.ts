@@ -1,13 +1,16 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { StoreConfig } from '../config/backends-schema.ts';
+import { passwordOf, tlsOptionsOf } from '../config/secret-files.ts';
 import type { Clock } from '../core/clock.ts';
+import { ServiceUnavailableError } from '../core/errors.ts';
 import type { Logger } from '../core/logger.ts';
 import type { ClassDescriptors, Store } from '../core/ports/object-store.ts';
 import type { CassandraConnectionOptions, CassandraReplication } from '../store/cassandra/cassandra-store-options.ts';
 import type { MigrationReport } from '../store/cassandra/migrations.ts';
 import { migrateSqliteFile, sqliteSchemaVersion } from '../store/sqlite/sqlite-schema.ts';
 import { SqliteStore } from '../store/sqlite/sqlite-store.ts';
+import { BackendStartError } from './backend-start-error.ts';
 
 export interface OpenStoreOptions {
   dataDir: string;
@@ -33,18 +36,21 @@ export async function openStore(config: StoreConfig, options: OpenStoreOptions):
       processLockFile: join(options.dataDir, 'herald.pid'),
     });
   }
+  const connection = cassandraConnection(config);
   // The Cassandra driver is loaded only when configured: the embedded default never pays for its memory.
   const { CassandraStore } = await import('../store/cassandra/cassandra-store.ts');
   return CassandraStore.open(
     {
-      ...cassandraConnection(config),
+      ...connection,
       classes: options.classes,
       clock: options.clock,
       installationShards: options.installationShards,
       pushRetentionMs: options.pushRetentionMs,
     },
     options.logger.child({ component: 'cassandra' }),
-  );
+  ).catch((error: unknown) => {
+    throw startError(error, connection);
+  });
 }
 
 /**
@@ -54,8 +60,11 @@ export async function openStore(config: StoreConfig, options: OpenStoreOptions):
  */
 export async function migrateStore(config: StoreConfig, options: Omit<OpenStoreOptions, 'classes' | 'clock'>): Promise<MigrationReport> {
   if (config.kind === 'cassandra') {
+    const connection = cassandraConnection(config);
     const { migrateCassandra } = await import('../store/cassandra/migrations.ts');
-    return migrateCassandra(cassandraConnection(config), options.logger.child({ component: 'cassandra' }));
+    return migrateCassandra(connection, options.logger.child({ component: 'cassandra' })).catch((error: unknown) => {
+      throw startError(error, connection);
+    });
   }
   mkdirSync(options.dataDir, { recursive: true });
   // Migrates in one transaction; which steps ran is not reported. Settings such as the
@@ -68,6 +77,7 @@ function sqliteFile(dataDir: string): string {
   return join(dataDir, 'herald.sqlite');
 }
 
+/** The connection settings, the password and TLS files read (a ConfigError names a setting whose file is unusable). */
 function cassandraConnection(config: StoreConfig): CassandraConnectionOptions {
   return {
     contactPoints: config.contactPoints ?? [],
@@ -75,9 +85,16 @@ function cassandraConnection(config: StoreConfig): CassandraConnectionOptions {
     keyspace: config.keyspace,
     replication: replication(config.replication),
     username: config.username,
-    password: config.password,
+    password: passwordOf(config, ['store']),
+    tls: tlsOptionsOf(config.tls, ['store', 'tls']),
     requestTimeoutMs: config.requestTimeoutMs,
   };
+}
+
+/** Not reaching Cassandra at start says where and why; any other failure (a migration's) is left as it is. */
+function startError(error: unknown, connection: CassandraConnectionOptions): unknown {
+  if (!(error instanceof ServiceUnavailableError)) return error;
+  return new BackendStartError('Cassandra', connection.contactPoints.join(', '), error, { tls: connection.tls !== undefined });
 }
 
 function replication(setting: StoreConfig['replication']): CassandraReplication {

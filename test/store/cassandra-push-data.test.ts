@@ -1,38 +1,16 @@
 import type { Client } from 'cassandra-driver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ScheduledPush } from '../../src/core/ports/scheduled-push-store.ts';
-import type { CqlSession } from '../../src/store/cassandra/cassandra-client.ts';
 import { CassandraInstallationStore } from '../../src/store/cassandra/cassandra-installation-store.ts';
 import { CassandraScheduledPushStore } from '../../src/store/cassandra/cassandra-scheduled-push-store.ts';
 import { CassandraStore } from '../../src/store/cassandra/cassandra-store.ts';
 import type { CassandraStoreOptions } from '../../src/store/cassandra/cassandra-store-options.ts';
 import { StoreSettings } from '../../src/store/cassandra/store-settings.ts';
+import { countingInstallations, countingSession } from './cassandra-counting-installations.ts';
 import { describePushDataConformance } from './push-data-conformance.ts';
-import { boundBytes, conformanceShards, indexIds, newInstallation, newPushRecord, nextTime, pushDataClock } from './push-data-fixture.ts';
+import { conformanceShards, indexIds, newInstallation, newPushRecord, nextTime, pushDataClock } from './push-data-fixture.ts';
 import { cassandraTestOptions, connectAdmin, dropKeyspace, testKeyspace } from './cassandra-test-keyspace.ts';
 import { newAppId } from './store-conformance-fixture.ts';
-
-/**
- * A session on a plain client that prepares every statement, as the store's
- * client does, and counts the rows reads answer and the bytes of the values
- * bound to writes.
- */
-function countingSession(client: Client): { session: CqlSession; rows: () => number; bytes: () => number; statements: string[] } {
-  let rows = 0;
-  let bytes = 0;
-  const statements: string[] = [];
-  const session: CqlSession = {
-    execute: async (query, params, options) => {
-      const reading = /^\s*SELECT/i.test(query);
-      if (!reading) bytes += boundBytes(params);
-      const result = await client.execute(query, params, { prepare: true, ...options });
-      statements.push(query);
-      if (reading) rows += result.rowLength;
-      return result;
-    },
-  };
-  return { session, rows: () => rows, bytes: () => bytes, statements };
-}
 
 describePushDataConformance('Cassandra', async () => {
   const keyspace = testKeyspace();
@@ -50,20 +28,7 @@ describePushDataConformance('Cassandra', async () => {
     counting: async () => {
       const client = await connectAdmin();
       clients.push(client);
-      let counted = countingSession(client);
-      const installations = new CassandraInstallationStore(
-        { execute: (query, params, options) => counted.session.execute(query, params, options) },
-        keyspace,
-        conformanceShards,
-      );
-      return {
-        installations,
-        rowsRead: () => counted.rows(),
-        bytesWritten: () => counted.bytes(),
-        reset: () => {
-          counted = countingSession(client);
-        },
-      };
+      return countingInstallations(client, keyspace);
     },
     cleanup: async () => {
       for (const store of opened) await store.close();

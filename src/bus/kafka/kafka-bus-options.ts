@@ -1,5 +1,9 @@
+import type { ConnectionOptions } from 'node:tls';
 import type { ISocketFactory } from 'kafkajs';
 import type { Logger } from '../../core/logger.ts';
+
+/** SASL to the brokers: PLAIN or SCRAM, with a username and password. */
+export type KafkaSasl = ({ mechanism: 'plain' } | { mechanism: 'scram-sha-256' } | { mechanism: 'scram-sha-512' }) & { username: string; password: string };
 
 export interface KafkaBusOptions {
   /** `host:port` of one or more brokers to bootstrap from. */
@@ -7,6 +11,13 @@ export interface KafkaBusOptions {
   logger: Logger;
   /** Names this process to the brokers; default `herald`. */
   clientId?: string;
+  /**
+   * TLS to the brokers: `node:tls` options (the CA, a client certificate and
+   * key, a server name); the brokers' certificates are always verified.
+   */
+  tls?: ConnectionOptions;
+  /** SASL authentication on each connection. */
+  sasl?: KafkaSasl;
   /** Default 3 s. */
   connectionTimeoutMs?: number;
   /** Default 30 s. */
@@ -34,6 +45,8 @@ export interface KafkaBusOptions {
 export interface KafkaBusSettings {
   readonly brokers: readonly string[];
   readonly clientId: string;
+  readonly tls: ConnectionOptions | undefined;
+  readonly sasl: KafkaSasl | undefined;
   readonly connectionTimeoutMs: number;
   readonly requestTimeoutMs: number;
   readonly retries: number;
@@ -48,6 +61,9 @@ export function compileKafkaBusOptions(options: KafkaBusOptions): KafkaBusSettin
   const settings: KafkaBusSettings = {
     brokers: Object.freeze([...options.brokers]),
     clientId: options.clientId ?? 'herald',
+    tls: options.tls === undefined ? undefined : { ...options.tls, rejectUnauthorized: true },
+    // A copy: kafkajs keeps the authenticator it makes on the object it is given, password and all.
+    sasl: options.sasl === undefined ? undefined : { ...options.sasl },
     connectionTimeoutMs: options.connectionTimeoutMs ?? 3_000,
     requestTimeoutMs: options.requestTimeoutMs ?? 30_000,
     retries: options.retries ?? 5,

@@ -36,6 +36,8 @@ export class KafkaBus implements Bus {
     this.#kafka = new Kafka({
       clientId: this.#settings.clientId,
       brokers: [...this.#settings.brokers],
+      ssl: this.#settings.tls,
+      sasl: this.#settings.sasl,
       connectionTimeout: this.#settings.connectionTimeoutMs,
       requestTimeout: this.#settings.requestTimeoutMs,
       retry: { retries: this.#settings.retries, initialRetryTime: 100, maxRetryTime: 5_000 },

@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis';
 import type { Logger } from '../../core/logger.ts';
 import type { CompiledRedisCoordinationOptions } from './redis-coordination-options.ts';
-import { closedError, RedisNotReadyError } from './redis-errors.ts';
+import { closedError, isRefusal, RedisNotReadyError, RedisRefusedError } from './redis-errors.ts';
 
 /**
  * The one ioredis client of a `RedisCoordination`, with its lifecycle: waiting
@@ -42,7 +42,9 @@ export class RedisConnection {
 
   /**
    * Connects and waits until the server answers, retrying for at most the
-   * ready timeout; then rejects with `RedisNotReadyError`.
+   * ready timeout; then rejects with `RedisNotReadyError`. A refusal that
+   * retrying cannot mend (credentials, ACL, TLS) rejects at once with
+   * `RedisRefusedError`.
    */
   async waitUntilReady(): Promise<void> {
     if (this.closed) throw closedError();
@@ -53,6 +55,7 @@ export class RedisConnection {
         clearTimeout(timer);
         client.off('ready', onReady);
         client.off('end', onEnd);
+        client.off('error', onError);
       };
       const onReady = (): void => {
         settle();
@@ -62,12 +65,18 @@ export class RedisConnection {
         settle();
         reject(closedError());
       };
+      const onError = (error: Error): void => {
+        if (!isRefusal(error)) return;
+        settle();
+        reject(new RedisRefusedError(this.address, error));
+      };
       const timer = setTimeout(() => {
         settle();
         reject(new RedisNotReadyError(this.address, this.#readyTimeoutMs, this.#lastError));
       }, this.#readyTimeoutMs);
       client.once('ready', onReady);
       client.once('end', onEnd);
+      client.on('error', onError);
     });
     // A failed first attempt rejects here, but the retry strategy keeps dialling;
     // the outcome is whichever of ready or the timeout comes first.

@@ -16,7 +16,11 @@ export interface RedisCoordinationOptions {
   username?: string;
   password?: string;
   db?: number;
-  /** TLS to the server: true for the system CAs, or `node:tls` options. */
+  /**
+   * TLS to the server: true for the system CAs, or `node:tls` options (a CA,
+   * a client certificate and key, a server name). A `rediss://` URL turns it
+   * on too. The server's certificate is always verified.
+   */
   tls?: boolean | ConnectionOptions;
   /** Put before every key written, so that Herald can share a server; default `herald:`. */
   keyPrefix?: string;
@@ -59,7 +63,8 @@ export function compileRedisCoordinationOptions(options: RedisCoordinationOption
     username: options.username,
     password: options.password,
     db: options.db,
-    tls: options.tls === true ? {} : options.tls === false ? undefined : options.tls,
+    // Certificates are verified whatever the options say.
+    tls: options.tls === true ? {} : options.tls === false || options.tls === undefined ? undefined : { ...options.tls, rejectUnauthorized: true },
     keyPrefix: options.keyPrefix ?? defaultKeyPrefix,
     connectionName: 'herald-coordination',
     lazyConnect: true,

@@ -1,4 +1,5 @@
 import { ServiceUnavailableError } from '../../core/errors.ts';
+import { tlsFailureOf } from '../../core/tls-failure.ts';
 
 /**
  * Error replies by which a reachable server says it cannot serve right now:
@@ -25,6 +26,24 @@ export class RedisNotReadyError extends Error {
     super(`Redis at ${address} was not ready within ${waitedMs} ms${reason}`, { cause: lastError });
     this.name = 'RedisNotReadyError';
   }
+}
+
+/**
+ * Raised by `RedisCoordination.connect()` when the server refuses Herald in
+ * a way that waiting does not mend: the credentials (WRONGPASS, NOAUTH), a
+ * command the ACL user may not run (NOPERM), or the TLS handshake.
+ */
+export class RedisRefusedError extends Error {
+  constructor(address: string, cause: Error) {
+    super(`Redis at ${address} refused the connection: ${cause.message}`, { cause });
+    this.name = 'RedisRefusedError';
+  }
+}
+
+/** Whether a connection error is one that trying again cannot mend (see RedisRefusedError). */
+export function isRefusal(error: Error): boolean {
+  if (isReplyError(error) && /^(WRONGPASS|NOAUTH|NOPERM)\b/.test(error.message)) return true;
+  return tlsFailureOf(error) !== undefined;
 }
 
 export function closedError(): Error {

@@ -37,6 +37,11 @@ function clientOptions(options: CassandraConnectionOptions): ClientOptions {
     contactPoints: [...options.contactPoints],
     localDataCenter: options.localDataCenter,
     ...(options.username === undefined ? {} : { credentials: { username: options.username, password: options.password ?? '' } }),
+    // The driver turns certificate verification off unless told otherwise; it stays on.
+    ...(options.tls === undefined ? {} : { sslOptions: { ...options.tls, rejectUnauthorized: true } }),
+    // Protocol v4, the highest this driver speaks: asked for v5 first, a Cassandra 5 node over TLS answers the
+    // refusal twice, the driver frees the same stream id twice and later sends two requests on one id.
+    protocolOptions: { maxVersion: types.protocolVersion.v4 },
     socketOptions: { connectTimeout: options.connectTimeoutMs ?? cassandraDefaults.connectTimeoutMs, readTimeout: requestTimeoutMs },
     policies: { reconnection: new policies.reconnection.ExponentialReconnectionPolicy(200, 5_000, true) },
     queryOptions: { prepare: true, consistency: consistency.write, serialConsistency: consistency.serial },

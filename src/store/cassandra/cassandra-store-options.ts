@@ -1,3 +1,4 @@
+import type { ConnectionOptions } from 'node:tls';
 import type { Clock } from '../../core/clock.ts';
 import type { ClassDescriptors } from '../../core/ports/object-store.ts';
 
@@ -17,8 +18,14 @@ export interface CassandraConnectionOptions {
   /** Lower-case letters, digits and `_`, starting with a letter. Created by the migrations. */
   keyspace: string;
   replication?: CassandraReplication;
+  /** A role of the password authenticator, and its password. */
   username?: string;
   password?: string;
+  /**
+   * TLS to every node: `node:tls` options (the CA, a client certificate and
+   * key, a server name). The node's certificate is verified whatever they say.
+   */
+  tls?: ConnectionOptions;
   /** How long one request may wait for a node's answer before failing with 503. Default 10000 ms. */
   requestTimeoutMs?: number;
   /** How long opening a connection may take. Default 5000 ms. */
