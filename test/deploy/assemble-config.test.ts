@@ -33,6 +33,17 @@ describe('the chart\'s config assembly', () => {
     expect(profiles.eu.clientSecretFile).toMatch(/\/secret\/hms-eu$/);
   });
 
+  it('points each OPPO profile\'s MasterSecret at its Secret entry oppo.<id>.<profile>.secret unless a file is named, and names a missing one', () => {
+    const block = { profiles: { _default: { appKey: 'k1' }, cn: { appKey: 'k2', masterSecretFile: 'oppo-cn' } } };
+    const config = assemble({ apps: [{ id: 'shop', push: { oppo: block } }] }, { ...keys, 'oppo.shop._default.secret': 's1', 'oppo-cn': 's2' });
+    const profiles = config.apps[0].push.oppo.profiles;
+    expect(profiles._default.masterSecretFile).toMatch(/\/secret\/oppo\.shop\._default\.secret$/);
+    expect(profiles.cn.masterSecretFile).toMatch(/\/secret\/oppo-cn$/);
+    expect(() => assemble({ apps: [{ id: 'shop', push: { oppo: block } }] }, { ...keys, 'oppo-cn': 's2' })).toThrow(
+      'the Secret herald has no entry oppo.shop._default.secret (apps[0].push.oppo.profiles._default.masterSecretFile)',
+    );
+  });
+
   it('points each Honor profile\'s Client Secret at its Secret entry honor.<id>.<profile>.secret', () => {
     const config = assemble(
       { apps: [{ id: 'shop', push: { honor: { profiles: { _default: { appId: '1', clientId: 'c1' }, eu: { appId: '2', clientId: 'c2', clientSecretFile: 'honor-eu' } } } } }] },

@@ -52,6 +52,7 @@ export class AssembleError extends Error {
 /** Each phone maker's secret file setting in a profile, defaulted to the Secret entry `<maker>.<id>.<profile>.secret`. */
 export const makerSecretFiles: Readonly<Record<string, string>> = {
   hms: 'clientSecretFile',
+  oppo: 'masterSecretFile',
   honor: 'clientSecretFile',
   xiaomi: 'appSecretFile',
 };
