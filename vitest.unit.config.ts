@@ -30,9 +30,10 @@ export const serviceTests = [
  * Tests of a whole Herald: the HTTP and gRPC suites start one in the test
  * process per file, test/process runs it as a child process (from this
  * checkout or from a production install). They need no service, but they
- * are most of the suite's time.
+ * are most of the suite's time. test/contract runs schemathesis (Python, made
+ * by scripts/tools/schemathesis.ts) against a Herald process.
  */
-export const wholeHeraldTests = [...httpSuites, 'test/process/**/*.test.ts'];
+export const wholeHeraldTests = [...httpSuites, 'test/process/**/*.test.ts', 'test/contract/**/*.test.ts'];
 
 /** The Helm chart and the monitoring files, checked with helm and a Prometheus server: tools beyond Node. */
 export const deployTests = ['test/deploy/**/*.test.ts'];
