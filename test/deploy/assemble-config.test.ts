@@ -65,6 +65,16 @@ describe('the chart\'s config assembly', () => {
     );
   });
 
+  it('points each Meizu profile\'s App Secret at its Secret entry meizu.<id>.<profile>.secret unless a file is named', () => {
+    const config = assemble(
+      { apps: [{ id: 'shop', push: { meizu: { profiles: { _default: { appId: '1' }, eu: { appId: '2', appSecretFile: 'meizu-eu' } } } } }] },
+      { ...keys, 'meizu.shop._default.secret': 's1', 'meizu-eu': 's2' },
+    );
+    const profiles = config.apps[0].push.meizu.profiles;
+    expect(profiles._default.appSecretFile).toMatch(/\/secret\/meizu\.shop\._default\.secret$/);
+    expect(profiles.eu.appSecretFile).toMatch(/\/secret\/meizu-eu$/);
+  });
+
   it('names the missing entry of a profile\'s secret', () => {
     expect(() => assemble({ apps: [{ id: 'shop', push: { hms: { profiles: { eu: { appId: '2' } } } } }] }, keys)).toThrow(AssembleError);
     expect(() => assemble({ apps: [{ id: 'shop', push: { hms: { profiles: { eu: { appId: '2' } } } } }] }, keys)).toThrow(

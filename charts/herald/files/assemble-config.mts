@@ -55,6 +55,7 @@ export const makerSecretFiles: Readonly<Record<string, string>> = {
   oppo: 'masterSecretFile',
   honor: 'clientSecretFile',
   xiaomi: 'appSecretFile',
+  meizu: 'appSecretFile',
 };
 
 function isObject(value: unknown): value is Json {
