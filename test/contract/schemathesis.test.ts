@@ -12,8 +12,10 @@ const configFile = resolve(here, 'schemathesis.toml');
 const checksFile = resolve(here, 'herald_checks.py');
 
 /** Runs `st` to its end; answers its exit code and output (the last 12,000 characters: the summary and the failures). */
-function runSchemathesis(command: string, args: string[]): Promise<{ code: number | null; output: string }> {
+function runSchemathesis(command: string, args: string[], cwd: string): Promise<{ code: number | null; output: string }> {
+  // Run where schemathesis and Hypothesis may leave their caches: the test's own folder, not the checkout.
   const child = spawn(command, args, {
+    cwd,
     env: { ...process.env, SCHEMATHESIS_HOOKS: checksFile, NO_COLOR: '1', PYTHONUNBUFFERED: '1' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -77,7 +79,7 @@ describe('the REST contract, fuzzed by schemathesis against npm start', () => {
       'ndjson',
       '--report-dir',
       reportDir,
-    ]);
+    ], dataDir);
     const tally = tallySchemathesisReport(reportDir);
     const seconds = Math.round((Date.now() - startedAt) / 1000);
     const statuses = Object.entries(tally.statuses)
