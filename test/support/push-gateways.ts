@@ -8,6 +8,8 @@ import type { FakeHms, FakeHmsOptions } from './gateways/fake-hms.ts';
 import type { FakeOppo, FakeOppoOptions } from './gateways/fake-oppo.ts';
 import { oppoApps, startFakeOppo } from './gateways/gateway-fixtures.ts';
 import type { FakeHonor, FakeHonorOptions } from './gateways/fake-honor.ts';
+import type { FakeMeizu, FakeMeizuOptions } from './gateways/fake-meizu.ts';
+import { meizuApps, startFakeMeizu } from './gateways/gateway-fixtures.ts';
 import type { FakeXiaomi, FakeXiaomiOptions } from './gateways/fake-xiaomi.ts';
 import { testPki, writeServiceAccount, type TestPki } from './gateways/test-pki.ts';
 
@@ -24,6 +26,8 @@ export interface PushGatewayFakes {
   oppo: FakeOppo;
   /** Honor Push; the app has its profiles `_default` and `second` (`honorApps`). */
   honor: FakeHonor;
+  /** Meizu Flyme Push; the app has its profiles `_default` and `second` (`meizuApps`). */
+  meizu: FakeMeizu;
   /** Xiaomi Mi Push, its China and global services; the app has its profiles `_default` and `second` (`xiaomiApps`). */
   xiaomi: FakeXiaomi;
   /** The app's `push` section: token auth at the fake APNs (both environments), FCM and each maker through its fake. */
@@ -38,7 +42,7 @@ export interface PushGatewayFakes {
  * CA setting): APNs and FCM over HTTP/2, the phone makers over HTTP/1.1.
  */
 export async function startPushGatewayFakes(
-  options: { apns?: Partial<FakeApnsOptions>; fcm?: Partial<FakeFcmOptions>; hms?: Partial<FakeHmsOptions>; oppo?: Partial<FakeOppoOptions>; honor?: Partial<FakeHonorOptions>; xiaomi?: Partial<FakeXiaomiOptions> } = {},
+  options: { apns?: Partial<FakeApnsOptions>; fcm?: Partial<FakeFcmOptions>; hms?: Partial<FakeHmsOptions>; oppo?: Partial<FakeOppoOptions>; honor?: Partial<FakeHonorOptions>; meizu?: Partial<FakeMeizuOptions>; xiaomi?: Partial<FakeXiaomiOptions> } = {},
 ): Promise<PushGatewayFakes> {
   const pki = await testPki();
   const apns = await startFakeApns(pki, options.apns);
@@ -47,6 +51,7 @@ export async function startPushGatewayFakes(
   const oppo = await startFakeOppo(pki, options.oppo);
   const xiaomi = await startFakeXiaomi(pki, options.xiaomi);
   const honor = await startFakeHonor(pki, options.honor);
+  const meizu = await startFakeMeizu(pki, options.meizu);
   const serviceAccountFile = writeServiceAccount(pki, { projectId: fcmProjectId, tokenUri: fcm.tokenUri, name: `fcm-${fcm.origin.split(':').at(-1)}` });
   return {
     pki,
@@ -56,6 +61,7 @@ export async function startPushGatewayFakes(
     oppo,
     xiaomi,
     honor,
+    meizu,
     appPush: {
       apns: {
         topic: pki.apns.topic,
@@ -88,6 +94,12 @@ export async function startPushGatewayFakes(
           ]),
         ),
       },
+      meizu: {
+        endpoints: { send: meizu.sendUrl },
+        profiles: Object.fromEntries(
+          Object.entries(meizuApps).map(([name, app]) => [name, { appId: app.appId, appSecretFile: secretFile(pki, `meizu-${name}`, app.appSecret) }]),
+        ),
+      },
       xiaomi: {
         endpoints: { send: xiaomi.sendUrl, sendGlobal: xiaomi.globalSendUrl },
         profiles: Object.fromEntries(
@@ -103,6 +115,7 @@ export async function startPushGatewayFakes(
       await oppo.close();
       await xiaomi.close();
       await honor.close();
+      await meizu.close();
     },
   };
 }

@@ -65,7 +65,7 @@ export function quickEngine(overrides: Partial<EngineConfig> = {}): Partial<Engi
 
 export async function startPushHerald(options: PushHeraldOptions = {}): Promise<PushHerald> {
   const clock = new ManualClock();
-  const fakes = await startPushGatewayFakes({ apns: { clock }, fcm: { clock }, hms: { clock }, oppo: { clock }, xiaomi: { clock }, honor: { clock } });
+  const fakes = await startPushGatewayFakes({ apns: { clock }, fcm: { clock }, hms: { clock }, oppo: { clock }, xiaomi: { clock }, honor: { clock }, meizu: { clock } });
   let h: TestHerald;
   try {
     h = await startTestHerald({

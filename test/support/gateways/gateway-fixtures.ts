@@ -7,6 +7,7 @@ import { FakeFcm, type FakeFcmOptions } from './fake-fcm.ts';
 import { FakeHms, type FakeHmsApp, type FakeHmsOptions } from './fake-hms.ts';
 import { FakeOppo, type FakeOppoApp, type FakeOppoOptions } from './fake-oppo.ts';
 import { FakeHonor, type FakeHonorApp, type FakeHonorOptions } from './fake-honor.ts';
+import { FakeMeizu, type FakeMeizuApp, type FakeMeizuOptions } from './fake-meizu.ts';
 import type { TestPki } from './test-pki.ts';
 import { FakeXiaomi, type FakeXiaomiApp, type FakeXiaomiOptions } from './fake-xiaomi.ts';
 
@@ -120,6 +121,20 @@ export const oppoApps = {
 /** A fake OPPO Push that knows the `oppoApps`. */
 export function startFakeOppo(pki: TestPki, options: Partial<FakeOppoOptions> = {}): Promise<FakeOppo> {
   return FakeOppo.start({ cert: pki.server.certPem, key: pki.server.keyPem, apps: Object.values(oppoApps), ...options });
+}
+
+/**
+ * The Meizu apps of the push tests: the `_default` profile's and the
+ * `second` profile's, each its own App ID and App Secret.
+ */
+export const meizuApps = {
+  _default: { appId: '3000001', appSecret: 'meizu-secret-default' },
+  second: { appId: '3000002', appSecret: 'meizu-secret-second' },
+} as const satisfies Record<string, FakeMeizuApp>;
+
+/** A fake Meizu Flyme Push that knows the `meizuApps`. */
+export function startFakeMeizu(pki: TestPki, options: Partial<FakeMeizuOptions> = {}): Promise<FakeMeizu> {
+  return FakeMeizu.start({ cert: pki.server.certPem, key: pki.server.keyPem, apps: Object.values(meizuApps), ...options });
 }
 
 /** `value`, or a failed test when it is null (a registry answered no client). */
