@@ -15,7 +15,11 @@ import { topicSpecs } from './topic-specs.ts';
  */
 export async function openBus(config: BusConfig, logger: Logger): Promise<Bus> {
   const busLogger = logger.child({ component: 'bus' });
-  if (config.kind === 'memory') return new MemoryBus({ logger: busLogger });
+  if (config.kind === 'memory') {
+    const bus = new MemoryBus({ logger: busLogger });
+    await bus.ensureTopics(topicSpecs(config));
+    return bus;
+  }
   const options = kafkaBusOptions(config, busLogger);
   if (options.sasl?.mechanism === 'plain' && options.tls === undefined) {
     busLogger.warn({ brokers: options.brokers }, 'SASL PLAIN without TLS: the Kafka password crosses the network as it is; turn TLS on');
