@@ -7,7 +7,7 @@ import { freeWithFewestStreams } from './free-with-fewest-streams.ts';
 import type { H2ConnectionEvents, H2ConnectionSettings } from './h2-connection-options.ts';
 import { H2Connection } from './h2-connection.ts';
 import { H2Exchange, type H2ExchangeOwner } from './h2-exchange.ts';
-import { connectFailure, errorCause, failureWithCause, h2Failures, type H2Failure } from './h2-failure.ts';
+import { connectFailure, failureWithCause, h2Failures, type H2Failure } from './h2-failure.ts';
 import type { H2PoolObserver, H2PoolOptions } from './h2-pool-options.ts';
 import type { H2Request } from './h2-request.ts';
 import { InFlightExchanges } from './in-flight-exchanges.ts';
@@ -46,7 +46,7 @@ export class H2Pool implements H2ConnectionEvents, H2ExchangeOwner {
   /** No connect starts before this (`performance.now()`), after failures. */
   #connectAfter = 0;
   #reconnect: NodeJS.Timeout | undefined;
-  /** While connects fail: the failure of a request that timed out waiting for one, naming the last connect's error. */
+  /** While connects fail: the failure of a request that reached its deadline waiting for one, as the last connect failed. */
   #unconnected: H2Failure | undefined;
   /** Requests waiting for a stream, oldest first from `#head`. */
   #queue: H2Exchange[] = [];
@@ -77,7 +77,7 @@ export class H2Pool implements H2ConnectionEvents, H2ExchangeOwner {
     }
     this.#observer = options.observer ?? unobserved;
     const timeout = failureWithCause(h2Failures.timeout, `no answer within ${options.requestTimeoutMs} ms`);
-    // A request that waited in vain for a connection timed out because connects fail: say what the last one met.
+    // A request that waited in vain for a connection while connects fail ends as the last connect did, and says so.
     this.#inFlight = new InFlightExchanges(options.requestTimeoutMs, this.#observer, (exchange) => (exchange.started ? timeout : (this.#unconnected ?? timeout)));
   }
 
@@ -156,7 +156,8 @@ export class H2Pool implements H2ConnectionEvents, H2ExchangeOwner {
       this.#connectFailures += 1;
       this.#connectAfter = performance.now() + Math.min(reconnectDelayMs.most, reconnectDelayMs.first * 2 ** (this.#connectFailures - 1));
       this.#logger?.debug({ err: error.message }, 'HTTP/2 connect failed');
-      this.#unconnected = failureWithCause(h2Failures.timeout, `no connection within ${this.#options.requestTimeoutMs} ms; the last connect failed: ${errorCause(error)}`);
+      const failed = connectFailure(error);
+      this.#unconnected = failureWithCause(failed, `no connection within ${this.#options.requestTimeoutMs} ms; the last connect failed: ${failed.cause ?? ''}`);
       // Nothing else can take the waiting requests: they fail as the connection did.
       if (this.#usable.length === 0 && this.#connecting === 0) this.#failQueue(error);
     }

@@ -222,7 +222,7 @@ describe('the migration Job', () => {
   }
 
   it('runs herald migrate before install and upgrade, after the ConfigMap and Secret it reads, before any Deployment', () => {
-    const objects = renderChart({ values: [ciValues.production], set: ['secret.existingSecret='], setJson: ['secret.stringData={"app.shop.key":"shop-app-key","app.shop.masterKey":"shop-master-key","app.game.key":"game-app-key","app.game.masterKey":"game-master-key"}'] });
+    const objects = renderChart({ values: [ciValues.production], set: ['secret.existingSecret='], setJson: ['secret.stringData={"app.shop.key":"shop-app-key","app.shop.masterKey":"shop-master-key","app.game.key":"game-app-key","app.game.masterKey":"game-master-key","cassandra-password":"cassandra-secret","redis-url":"redis://:redis-secret@redis-master.redis:6379"}'] });
     const job = findObject(objects, 'Job', 'herald-migration') as RenderedJob;
     const configMap = findObject(objects, 'ConfigMap', 'herald-migration');
     const secret = findObject(objects, 'Secret', 'herald-migration');

@@ -395,13 +395,13 @@ describe('Herald\'s HTTP/2 connections', () => {
     expect(server.seen).toEqual([]);
   });
 
-  it('names the last failed connect when a request times out waiting for a connection', async () => {
+  it('fails a request that waited past its deadline for a connection as the last connect failed, and says so', async () => {
     const port = await closedPort();
     // The first request fails with the connect; the second waits out the backoff (100 ms) past its own deadline.
     const client = pool(`https://127.0.0.1:${port}`, { requestTimeoutMs: 60 });
     expect((await client.exchange(post('/a'))).failure?.reason).toBe('ConnectFailed');
     const waited = await client.exchange(post('/b'));
-    expect(waited.failure).toEqual({ reason: 'Timeout', retryable: true, cause: `no connection within 60 ms; the last connect failed: connect ECONNREFUSED 127.0.0.1:${port}` });
+    expect(waited.failure).toEqual({ reason: 'ConnectFailed', retryable: true, cause: `no connection within 60 ms; the last connect failed: connect ECONNREFUSED 127.0.0.1:${port}` });
   });
 
   it('says the server closed the connection under a request it never answered', async () => {

@@ -75,6 +75,7 @@ change of that Secret rolls the pods.
       name: {{ $secret }}
       key: {{ . }}
 {{- end }}
+{{- include "herald.tlsEnv" (dict "prefix" "HERALD_CASSANDRA_TLS" "tls" $v.cassandra.tls) }}
 {{- end }}
 {{- if include "herald.kafka" . }}
 - name: HERALD_BUS
@@ -91,6 +92,18 @@ change of that Secret rolls the pods.
   value: {{ $v.kafka.partitions.pushRequests | int | quote }}
 - name: HERALD_PUSH_TASK_PARTITIONS
   value: {{ $v.kafka.partitions.pushTasks | int | quote }}
+{{- include "herald.tlsEnv" (dict "prefix" "HERALD_KAFKA_TLS" "tls" $v.kafka.tls) }}
+{{- with $v.kafka.sasl.mechanism }}
+- name: HERALD_KAFKA_SASL_MECHANISM
+  value: {{ . | quote }}
+- name: HERALD_KAFKA_SASL_USERNAME
+  value: {{ $v.kafka.sasl.username | quote }}
+- name: HERALD_KAFKA_SASL_PASSWORD
+  valueFrom:
+    secretKeyRef:
+      name: {{ $secret }}
+      key: {{ $v.kafka.sasl.passwordKey }}
+{{- end }}
 {{- end }}
 {{- if include "herald.redis" . }}
 - name: HERALD_COORDINATION
@@ -104,5 +117,41 @@ change of that Secret rolls the pods.
 {{- else }}
   value: {{ $v.redis.url | quote }}
 {{- end }}
+{{- with $v.redis.username }}
+- name: HERALD_REDIS_USERNAME
+  value: {{ . | quote }}
+{{- end }}
+{{- with $v.redis.passwordKey }}
+- name: HERALD_REDIS_PASSWORD
+  valueFrom:
+    secretKeyRef:
+      name: {{ $secret }}
+      key: {{ . }}
+{{- end }}
+{{- /* TLS itself comes with a rediss:// URL. */}}
+{{- include "herald.tlsEnv" (dict "prefix" "HERALD_REDIS_TLS" "tls" (merge (dict "enabled" false) $v.redis.tls)) }}
+{{- end }}
+{{- end }}
+
+{{/*
+A backend's TLS variables: the switch (when the backend has one) and, for each
+file, its path in the mounted Secret (/etc/herald/secret/<key>). Call with
+(dict "prefix" "HERALD_KAFKA_TLS" "tls" .Values.kafka.tls).
+*/}}
+{{- define "herald.tlsEnv" -}}
+{{- $tls := .tls | default dict }}
+{{- if $tls.enabled }}
+- name: {{ .prefix }}
+  value: "true"
+{{- end }}
+{{- range $setting, $variable := dict "caKey" "CA_FILE" "certKey" "CERT_FILE" "keyKey" "KEY_FILE" }}
+{{- with get $tls $setting }}
+- name: {{ printf "%s_%s" $.prefix $variable }}
+  value: {{ printf "/etc/herald/secret/%s" . | quote }}
+{{- end }}
+{{- end }}
+{{- with $tls.serverName }}
+- name: {{ printf "%s_SERVER_NAME" $.prefix }}
+  value: {{ . | quote }}
 {{- end }}
 {{- end }}

@@ -114,3 +114,9 @@ role then commits, leaves its consumer group and closes its clients, which
 {{- $pause := ternary (int .root.Values.preStopSleepSeconds) 0 (eq (include "herald.servesApi" .role) "true") }}
 {{- add $pause (include "herald.drainSeconds" . | int) }}
 {{- end }}
+
+{{/* Whether the senders' KEDA trigger needs Kafka credentials from the Secret: a SASL password, or TLS files. */}}
+{{- define "herald.kedaKafkaAuth" -}}
+{{- $tls := .Values.kafka.tls }}
+{{- if or .Values.kafka.sasl.mechanism (and $tls.enabled (or $tls.caKey $tls.certKey)) }}true{{ end }}
+{{- end }}

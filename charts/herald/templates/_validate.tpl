@@ -80,9 +80,68 @@ install, naming the values, what Herald itself would refuse at start
 {{- end }}
 {{- end }}
 {{- end }}
+{{- include "herald.validateBackendSecurity" . }}
 {{- $ports := list (int $v.ports.http) (int $v.ports.internal) }}
 {{- if $v.ports.grpc }}{{ $ports = append $ports (int $v.ports.grpc) }}{{ end }}
 {{- if ne (len $ports) (len (uniq $ports)) }}
 {{- fail (printf "ports: http, grpc and internal must differ, got %v" $ports) }}
+{{- end }}
+{{- end }}
+
+{{/*
+The backends' TLS and credentials values: what Herald would refuse at start
+(src/config/backends-schema.ts), and Secret entries the chart's own Secret
+lacks (an existing Secret is the operator's to fill).
+*/}}
+{{- define "herald.validateBackendSecurity" -}}
+{{- $v := .Values }}
+{{- range $backend := list "cassandra" "kafka" }}
+{{- $tls := (index $v $backend).tls | default dict }}
+{{- if and (not $tls.enabled) (or $tls.caKey $tls.certKey $tls.keyKey $tls.serverName) }}
+{{- fail (printf "%s.tls.enabled: false, but %s.tls names files or a server name; turn TLS on or clear them" $backend $backend) }}
+{{- end }}
+{{- end }}
+{{- range $backend := list "cassandra" "kafka" "redis" }}
+{{- $tls := (index $v $backend).tls | default dict }}
+{{- if ne (empty $tls.certKey) (empty $tls.keyKey) }}
+{{- fail (printf "%s.tls: a client certificate needs both certKey and keyKey" $backend) }}
+{{- end }}
+{{- end }}
+{{- $sasl := $v.kafka.sasl | default dict }}
+{{- if $sasl.mechanism }}
+{{- if not $sasl.username }}
+{{- fail "kafka.sasl.username: required with kafka.sasl.mechanism" }}
+{{- end }}
+{{- if not $sasl.passwordKey }}
+{{- fail "kafka.sasl.passwordKey: required with kafka.sasl.mechanism (the Secret entry that holds the password)" }}
+{{- end }}
+{{- else if or $sasl.username $sasl.passwordKey }}
+{{- fail "kafka.sasl.mechanism: set plain, scram-sha-256 or scram-sha-512 beside kafka.sasl.username and kafka.sasl.passwordKey" }}
+{{- end }}
+{{- $redisTls := $v.redis.tls | default dict }}
+{{- if and (or $redisTls.caKey $redisTls.certKey $redisTls.serverName) $v.redis.url (not (hasPrefix "rediss://" $v.redis.url)) }}
+{{- fail (printf "redis.tls: TLS settings need a rediss:// URL, and redis.url is %s" $v.redis.url) }}
+{{- end }}
+{{- if not $v.secret.existingSecret }}
+{{- $entries := merge (dict) ($v.secret.stringData | default dict) ($v.secret.data | default dict) }}
+{{- $named := dict }}
+{{- if include "herald.cassandra" . }}
+{{- $_ := set $named "cassandra.passwordKey" $v.cassandra.passwordKey }}
+{{- range $file := list "caKey" "certKey" "keyKey" }}{{ $_ := set $named (printf "cassandra.tls.%s" $file) (get ($v.cassandra.tls | default dict) $file) }}{{ end }}
+{{- end }}
+{{- if include "herald.kafka" . }}
+{{- $_ := set $named "kafka.sasl.passwordKey" $sasl.passwordKey }}
+{{- range $file := list "caKey" "certKey" "keyKey" }}{{ $_ := set $named (printf "kafka.tls.%s" $file) (get ($v.kafka.tls | default dict) $file) }}{{ end }}
+{{- end }}
+{{- if include "herald.redis" . }}
+{{- $_ := set $named "redis.urlKey" $v.redis.urlKey }}
+{{- $_ := set $named "redis.passwordKey" $v.redis.passwordKey }}
+{{- range $file := list "caKey" "certKey" "keyKey" }}{{ $_ := set $named (printf "redis.tls.%s" $file) (get $redisTls $file) }}{{ end }}
+{{- end }}
+{{- range $value, $key := $named }}
+{{- if and $key (not (hasKey $entries $key)) }}
+{{- fail (printf "secret.stringData: %s names the entry %s, which the chart's Secret does not hold (add it, or give secret.existingSecret)" $value $key) }}
+{{- end }}
+{{- end }}
 {{- end }}
 {{- end }}
