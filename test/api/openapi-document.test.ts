@@ -8,6 +8,8 @@ import { requestSmsCode } from '../../src/accounts/sms-codes.ts';
 import { readBatchBody } from '../../src/api/batch/batch-body.ts';
 import { createHttpApp, type HttpAppDeps } from '../../src/api/http-app.ts';
 import { buildOpenApiDocument } from '../../src/api/openapi/openapi-document.ts';
+import { userFieldNamePattern, usernamePattern } from '../../src/api/openapi/user-operations.ts';
+import { readUserInput, readUsername } from '../../src/accounts/user-input.ts';
 import { compileConfig } from '../../src/config/load-config.ts';
 import { silentLogger } from '../../src/core/logger.ts';
 import { readDevicePush, readQueryPush } from '../../src/push/requests/push-request.ts';
@@ -181,6 +183,53 @@ describe('the OpenAPI document', () => {
     expect(validate({ code: 999, error: 'no such code' })).toBe(false);
     expect(validate({ code: 1, error: 'x', extra: true })).toBe(false);
     expect(validate({ error: 'no code' })).toBe(false);
+  });
+});
+
+/** Whether a reader accepts a value: it returns, or throws. */
+function accepts(read: () => unknown): boolean {
+  try {
+    read();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe('the patterns the document gives for what the validation code checks', () => {
+  it('lets through exactly the usernames readUsername accepts, for every character of the Basic Multilingual Plane', () => {
+    const pattern = new RegExp(usernamePattern, 'u');
+    const disagreements: string[] = [];
+    for (let code = 0; code <= 0xffff; code += 1) {
+      if (code >= 0xd800 && code <= 0xdfff) continue;
+      const character = String.fromCharCode(code);
+      for (const name of [`a${character}b`, character]) {
+        if (pattern.test(name) !== accepts(() => readUsername(name))) disagreements.push(`U+${code.toString(16).padStart(4, '0')} in ${JSON.stringify(name)}`);
+      }
+    }
+    expect(disagreements).toEqual([]);
+  });
+
+  it.each([
+    'nickname',
+    'a b',
+    'ünïcode',
+    'x'.repeat(128),
+    'x'.repeat(129),
+    '',
+    '_private',
+    'a.b',
+    'a$b',
+    'objectId',
+    'createdAt',
+    'updatedAt',
+    'sessionToken',
+    'authData.weixin',
+    'authData.bad-name',
+    'authData.',
+  ])('names a custom user field %j exactly as readUserInput takes it', (name) => {
+    const value = name.startsWith('authData.') ? { __op: 'Delete' } : 'x';
+    expect(new RegExp(userFieldNamePattern, 'u').test(name)).toBe(accepts(() => readUserInput({ [name]: value }, { master: true })));
   });
 });
 

@@ -7,6 +7,20 @@ const session = ref('parameters', 'session');
 const objectId = ref('parameters', 'objectId');
 const answerObject = ref('parameters', 'answerObject');
 
+/**
+ * `readUsername`'s rule as a pattern both ECMAScript and Python read: some
+ * character that is not white space, and none of C0 and C1 controls, line and
+ * paragraph separators, bidirectional embeddings, overrides and isolates.
+ */
+export const usernamePattern = '^(?=.*\\S)[^\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029\\u202a-\\u202e\\u2066-\\u2069]+$';
+
+/**
+ * `checkFieldName`'s rule for a custom field, beside the fields the service
+ * sets (105) and `authData.<platform>` (an unlink): 1 to 128 characters, not
+ * starting with `_`, without `$` or `.`.
+ */
+export const userFieldNamePattern = '^(?:authData\\.[A-Za-z0-9_]{1,64}|(?!_)(?!(?:objectId|createdAt|updatedAt|sessionToken)$)[^$.]{1,128})$';
+
 /** The fields of `_User` a client may write: every `UserField` but the service's own (`_…`, the session token), and the password. */
 type WritableUserField = Exclude<(typeof UserField)[keyof typeof UserField], `_${string}` | typeof UserField.sessionToken> | 'password';
 
@@ -16,7 +30,13 @@ type WritableUserField = Exclude<(typeof UserField)[keyof typeof UserField], `_$
  * compile error here until it is documented.
  */
 const writableUserFields: Record<WritableUserField, JsonSchema> = {
-  [UserField.username]: { type: 'string', minLength: 1, maxLength: 256, description: 'Unique; not blank (217), no control characters or text-direction marks.' },
+  [UserField.username]: {
+    type: 'string',
+    minLength: 1,
+    maxLength: 256,
+    pattern: usernamePattern,
+    description: 'Unique (202); not blank (217), no control characters, line breaks or text-direction marks (1).',
+  },
   password: { type: 'string', minLength: 1, maxLength: 1024, writeOnly: true, description: 'Never answered.' },
   [UserField.email]: {
     anyOf: [{ type: 'string', maxLength: 254, pattern: emailPattern.source }, ref('schemas', 'DeleteOp')],
@@ -41,7 +61,13 @@ export const userSchemas: Readonly<Record<string, JsonSchema>> = {
     description: 'A platform account per key (SPEC.md, Third-party authorisation data), e.g. `{"anonymous": {"id": "<uuid>"}}`.',
     additionalProperties: { type: 'object' },
   },
-  UserFields: { type: 'object', description: customFields, properties: writableUserFields, additionalProperties: true },
+  UserFields: {
+    type: 'object',
+    description: customFields,
+    properties: writableUserFields,
+    propertyNames: { pattern: userFieldNamePattern },
+    additionalProperties: true,
+  },
   User: {
     type: 'object',
     description: 'A user as the caller may see it: never the password; the session token only to the user; authData and protected fields (email, mobile number) only to the user or the master key.',
