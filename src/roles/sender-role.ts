@@ -1,6 +1,8 @@
 import type { Subscription } from '../core/ports/bus.ts';
+import { logAppGateways } from '../push/gateways/log-app-gateways.ts';
 import { loadPushCredentials } from '../push/gateways/load-push-credentials.ts';
 import { PushGateways } from '../push/gateways/push-gateways.ts';
+import { DeliveryFailureLog } from '../push/sender/delivery-failure-log.ts';
 import { DeviceDeliveries } from '../push/sender/device-deliveries.ts';
 import { Sender } from '../push/sender/sender.ts';
 import type { Runtime } from '../runtime/create-runtime.ts';
@@ -21,6 +23,7 @@ export class SenderRole implements Role {
   readonly #runtime: Runtime;
   readonly #lifecycle = new RoleLifecycle();
   #gateways: PushGateways | undefined;
+  #failures: DeliveryFailureLog | undefined;
   #subscription: Subscription | undefined;
 
   constructor(runtime: Runtime) {
@@ -40,13 +43,17 @@ export class SenderRole implements Role {
     const roleLogger = logger.child({ role: this.name });
     const settings = config.push.gateways;
     const credentials = loadPushCredentials(config.apps, settings, { warn: (message) => roleLogger.warn(message), now: clock.now() });
+    logAppGateways(config.apps, roleLogger);
     const gateways = new PushGateways({ credentials, settings, metrics: metrics.gateways, logger: roleLogger, clock });
     this.#gateways = gateways;
+    const failures = new DeliveryFailureLog({ logger: roleLogger, clock });
+    this.#failures = failures;
     const deliveries = new DeviceDeliveries({
       gateways,
       installations: store.installations,
       retry: settings.retry,
       gatewayMetrics: metrics.gateways,
+      failures,
       clock,
       logger: roleLogger,
     });
@@ -78,6 +85,8 @@ export class SenderRole implements Role {
     return this.#lifecycle.close(async () => {
       await this.#subscription?.close();
       await this.#gateways?.close();
+      // The counts of failures not yet written go out before the process does.
+      this.#failures?.close();
     });
   }
 }

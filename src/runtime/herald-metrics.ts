@@ -2,6 +2,7 @@ import { Counter, Gauge, type Registry } from 'prom-client';
 import type { AccountMetrics } from '../accounts/account-metrics.ts';
 import { LabelledHistogram } from '../core/labelled-histogram.ts';
 import { Metrics } from '../core/metrics.ts';
+import { deliveryReasons, otherReason } from '../push/gateways/delivery-reasons.ts';
 import { gatewayNames, type GatewayName } from '../push/gateways/delivery.ts';
 import type { GatewayMetrics } from '../push/gateways/gateway-metrics.ts';
 import type { PushApiMetrics } from '../push/push-deps.ts';
@@ -60,6 +61,13 @@ function senderMetrics(registers: Registry[]): SenderMetrics {
   });
   // Every series at zero from the start, so the first deliveries show in rate() and an idle sender reads 0, not nothing.
   for (const gateway of gatewayNames) for (const outcome of talliedOutcomes) deliveries.inc({ gateway, outcome }, 0);
+  // Series by reason appear with the first device a reason ends; the reasons are the documented set, so they stay bounded.
+  const failures = new Counter({
+    name: 'herald_push_failures_total',
+    help: 'Devices not delivered, by gateway, final outcome (invalid-token, failed, not-sent) and reason (the documented set, Other beyond it)',
+    labelNames: ['gateway', 'outcome', 'reason'],
+    registers,
+  });
   const inFlight = new Gauge({ name: 'herald_push_tasks_in_flight', help: 'Task slices being worked on by the senders of this process', registers });
   const window = new Gauge({
     name: 'herald_push_delivery_window',
@@ -70,10 +78,24 @@ function senderMetrics(registers: Registry[]): SenderMetrics {
   return {
     // Called once per slice and outcome (the sender tallies its deliveries), not per delivery.
     delivery: (gateway, outcome, count) => deliveries.inc({ gateway, outcome }, count),
+    // Once per slice, outcome and reason met.
+    failure: (gateway, outcome, reason, count) => failures.inc({ gateway, outcome, reason: boundedReason(reason) }, count),
     sliceStarted: () => inFlight.inc(),
     sliceEnded: () => inFlight.dec(),
     deliveryWindow: (gateway, size) => window.set({ gateway }, size),
   };
+}
+
+const documentedReasons: ReadonlySet<string> = new Set(deliveryReasons);
+
+/**
+ * A reason label from the documented set: the reasons reach the metrics
+ * bounded already (the classifiers map every outside word to `Other`), and
+ * this keeps a label from growing a series per word should a new gateway
+ * forget to.
+ */
+function boundedReason(reason: string): string {
+  return documentedReasons.has(reason) ? reason : otherReason;
 }
 
 function gatewayMetrics(registers: Registry[]): GatewayMetrics {
@@ -87,7 +109,12 @@ function gatewayMetrics(registers: Registry[]): GatewayMetrics {
     registers,
   });
   const sessions = new Gauge({ name: 'herald_gateway_sessions', help: 'Open HTTP/2 sessions to the push gateways', labelNames: ['gateway'], registers });
-  const retries = new Counter({ name: 'herald_push_retries_total', help: 'Deliveries sent again after a retryable answer, by gateway and reason', labelNames: ['gateway', 'reason'], registers });
+  const retries = new Counter({
+    name: 'herald_push_retries_total',
+    help: 'Deliveries sent again after a retryable answer, by gateway and reason (the documented set, Other beyond it)',
+    labelNames: ['gateway', 'reason'],
+    registers,
+  });
   const streamReaders = new Set<{ gateway: GatewayName; read: () => number }>();
   new Gauge({
     name: 'herald_gateway_streams',
@@ -110,6 +137,6 @@ function gatewayMetrics(registers: Registry[]): GatewayMetrics {
       streamReaders.add(reader);
       return () => streamReaders.delete(reader);
     },
-    retried: (gateway, reason) => retries.inc({ gateway, reason }),
+    retried: (gateway, reason) => retries.inc({ gateway, reason: boundedReason(reason) }),
   };
 }

@@ -14,7 +14,8 @@ import type { PushGateways } from '../gateways/push-gateways.ts';
 import { nextBadge } from '../payload/apns-template.ts';
 import type { PushSpec } from '../push-spec.ts';
 import type { PreparedPush } from './prepared-pushes.ts';
-import type { DeliveryTally } from './delivery-tally.ts';
+import type { DeliveryFailures } from './delivery-failure-log.ts';
+import type { DeliveryTally, FailedOutcome } from './delivery-tally.ts';
 import type { SliceCounts } from './slice-counts.ts';
 
 export interface DeviceDeliveriesDeps {
@@ -22,6 +23,8 @@ export interface DeviceDeliveriesDeps {
   installations: InstallationStore;
   retry: RetryPolicy;
   gatewayMetrics: Pick<GatewayMetrics, 'retried'>;
+  /** Told of every device not delivered but for a token the gateway reports unregistered (routine: the installation goes). */
+  failures: DeliveryFailures;
   clock: Clock;
   logger: Logger;
 }
@@ -29,6 +32,7 @@ export interface DeviceDeliveriesDeps {
 /** One slice's push, shared by its deliveries. */
 export interface SliceContext {
   appId: string;
+  pushId: string;
   spec: PushSpec;
   prepared: PreparedPush;
   counts: SliceCounts;
@@ -43,7 +47,21 @@ const environments: Record<PushSpec['environment'], ApnsEnvironment> = { prod: '
 export const defaultMakerProfile = '_default';
 
 /** The outcome of a delivery whose push expired before it could be sent; counted like the sender's own `Expired`. */
-const expired: DeliveryOutcome = Object.freeze({ kind: 'failed', reason: 'Expired' });
+const expired: DeliveryOutcome = Object.freeze({ kind: 'failed', reason: 'Expired', cause: "the push's expiration_time passed before it was sent" });
+
+/** Why a device was not sent to, for the warn line: what is missing and where it is set. */
+const notSentCauses: Partial<Record<DeliveryReason, string>> = {
+  NoApnsCredentials: 'the app has no APNs credentials for this environment and device profile (apps[].push.apns)',
+  NoFcmCredentials: 'the app has no FCM service account (apps[].push.fcm.serviceAccountFile)',
+  NoVendorCredentials: "the app has no profile of this maker named by the device's deviceProfile, _default when empty (apps[].push.<maker>.profiles)",
+  MissingTopic: 'no apns-topic: the request, the installation (apnsTopic) and the app (apps[].push.apns.topic) name none',
+  NoDeviceToken: 'the iOS installation has no deviceToken',
+  NoRegistrationId: "the Android installation has no registrationId for its vendor (or its vendor is lc, or empty)",
+  UnsupportedVendor: "the installation's vendor names no push service Herald sends through",
+  UnknownInstallation: 'no installation has this installationId',
+  SilentNotSupported: 'this maker cannot pass a silent (data-only) push to the app',
+  Expired: "the push's expiration_time passed before it was sent",
+};
 
 /**
  * Sends one push to one device through its gateway, resending what the
@@ -135,8 +153,25 @@ export class DeviceDeliveries {
       signal: slice.signal,
     });
     slice.counts.add(platform, outcome);
-    slice.tally.add(client.gateway, outcome.kind === 'retry' ? 'failed' : outcome.kind);
-    if (outcome.kind === 'invalid-token' && outcome.unregistered && installation !== null) await this.#forget(slice.appId, installation, outcome);
+    if (outcome.kind === 'delivered') {
+      slice.tally.add(client.gateway, 'delivered');
+      return;
+    }
+    const { gateway } = client;
+    if (outcome.kind !== 'invalid-token') {
+      this.#failed(slice, gateway, 'failed', outcome.reason, outcome.cause);
+      return;
+    }
+    // An unregistered token is routine (the app was removed from the device): counted, and its installation goes, without a log line.
+    if (outcome.unregistered) slice.tally.fail(gateway, 'invalid-token', outcome.reason);
+    else this.#failed(slice, gateway, 'invalid-token', outcome.reason, outcome.cause);
+    if (outcome.unregistered && installation !== null) await this.#forget(slice.appId, installation, outcome);
+  }
+
+  /** Counts a device not delivered by its reason and tells the failure log. */
+  #failed(slice: SliceContext, gateway: GatewayName, outcome: FailedOutcome, reason: string, cause: string | undefined): void {
+    slice.tally.fail(gateway, outcome, reason);
+    this.#deps.failures.failed({ appId: slice.appId, pushId: slice.pushId, gateway, outcome, reason, cause });
   }
 
   /**
@@ -154,7 +189,7 @@ export class DeviceDeliveries {
 
   #notSent(slice: SliceContext, gateway: GatewayName, reason: DeliveryReason): void {
     slice.counts.fail(reason);
-    slice.tally.add(gateway, 'not-sent');
+    this.#failed(slice, gateway, 'not-sent', reason, notSentCauses[reason]);
   }
 
   /** SPEC.md: the gateway said the token expired, so the installation goes — unless it was saved since. */

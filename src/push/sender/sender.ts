@@ -128,7 +128,7 @@ export class Sender {
     }
     const counts = new SliceCounts();
     const tally = new DeliveryTally();
-    const slice: SliceContext = { appId, spec: task.spec, prepared: this.#prepared.get(pushId, task.spec), counts, tally, signal };
+    const slice: SliceContext = { appId, pushId, spec: task.spec, prepared: this.#prepared.get(pushId, task.spec), counts, tally, signal };
     let end: SliceEnd;
     try {
       end =
@@ -224,7 +224,7 @@ export class Sender {
     const expiresAt = task.spec.expiresAt;
     if (expiresAt !== null && expiresAt <= this.#deps.clock.now()) {
       slice.counts.devices += targets.length;
-      if (targets.length > 0) slice.counts.fail('Expired', targets.length);
+      for (const target of targets) this.#deps.deliveries.notSent(slice, target.gateway, 'Expired');
       return targets.length;
     }
     const rate = task.scope.kind === 'shard' ? task.spec.flowControl : null;

@@ -37,7 +37,7 @@ function sample(samples: Map<string, number>, name: string, labels: Record<strin
   return found;
 }
 
-it('counts accepted pushes, deliveries by gateway and outcome, gateway latency, slices in flight and consumer lag', async () => {
+it('counts accepted pushes, deliveries by gateway and outcome, failures by reason, gateway latency, slices in flight and consumer lag', async () => {
   const before = await scrape();
   const app = p.h.app.id;
   for (const n of [1, 2, 3]) await p.saveInstallation({ deviceType: 'ios', deviceToken: deviceToken(n), channels: ['metrics'] });
@@ -64,6 +64,10 @@ it('counts accepted pushes, deliveries by gateway and outcome, gateway latency, 
   expect(grew('herald_push_deliveries_total', { gateway: 'fcm', outcome: 'delivered' })).toBe(1);
   expect(grew('herald_push_deliveries_total', { gateway: 'fcm', outcome: 'not-sent' })).toBe(1);
   expect(grew('herald_push_retries_total', { gateway: 'apns', reason: 'ServiceUnavailable' })).toBe(1);
+  // The devices not delivered, by reason too.
+  expect(grew('herald_push_failures_total', { gateway: 'apns', outcome: 'invalid-token', reason: 'BadDeviceToken' })).toBe(1);
+  expect(grew('herald_push_failures_total', { gateway: 'fcm', outcome: 'not-sent', reason: 'NoRegistrationId' })).toBe(1);
+  expect(grew('herald_push_failures_total')).toBe(2);
   // One observation per answered request: three answers for the three devices plus the 503.
   expect(grew('herald_gateway_request_duration_seconds_count', { gateway: 'apns' })).toBe(4);
   expect(grew('herald_gateway_request_duration_seconds_count', { gateway: 'fcm' })).toBe(1);

@@ -9,6 +9,7 @@ import type { MakerClient, MakerDelivery } from '../../../src/push/gateways/make
 import type { Maker } from '../../../src/push/gateways/makers/maker.ts';
 import type { PushGateways } from '../../../src/push/gateways/push-gateways.ts';
 import type { PushSpec } from '../../../src/push/push-spec.ts';
+import type { DeliveryFailure } from '../../../src/push/sender/delivery-failure-log.ts';
 import { DeliveryTally } from '../../../src/push/sender/delivery-tally.ts';
 import { DeviceDeliveries, type SliceContext } from '../../../src/push/sender/device-deliveries.ts';
 import { PreparedPushes } from '../../../src/push/sender/prepared-pushes.ts';
@@ -27,6 +28,7 @@ function recordingClient(gateway: MakerName, profile: string, sent: { profile: s
 
 function setUp(profiles: readonly string[]) {
   const sent: { profile: string; delivery: MakerDelivery }[] = [];
+  const told: DeliveryFailure[] = [];
   const gateways: Pick<PushGateways, 'apns' | 'fcm' | 'maker'> = {
     apns: () => null,
     fcm: () => null,
@@ -37,15 +39,16 @@ function setUp(profiles: readonly string[]) {
     installations: {} as InstallationStore,
     retry: defaultRetryPolicy,
     gatewayMetrics: { retried: () => {} },
+    failures: { failed: (failure) => void told.push(failure) },
     clock: new ManualClock(),
     logger: silentLogger(),
   });
-  return { deliveries, sent };
+  return { deliveries, sent, told };
 }
 
 function sliceOf(data: Record<string, unknown>, target: PushSpec['target'] = { kind: 'query', where: null, platforms: ['android'] }): SliceContext {
   const spec: PushSpec = { data, target, expiresAt: null, environment: 'prod', topic: null, apnsTeamId: null, flowControl: null, androidChannel: null };
-  return { appId: 'app', spec, prepared: new PreparedPushes().get('push', spec), counts: new SliceCounts(), tally: new DeliveryTally(), signal: new AbortController().signal };
+  return { appId: 'app', pushId: 'push', spec, prepared: new PreparedPushes().get('push', spec), counts: new SliceCounts(), tally: new DeliveryTally(), signal: new AbortController().signal };
 }
 
 const hms = (fields: Record<string, unknown> = {}): StoredObject => ({ objectId: 'o', createdAt: '', updatedAt: '', deviceType: 'android', vendor: 'HMS', registrationId: 'tok', ...fields });
@@ -63,12 +66,23 @@ describe('deliveries to a phone maker', () => {
   });
 
   it('count NoVendorCredentials for a profile the app lacks and NoRegistrationId without a token, sending nothing', async () => {
-    const { deliveries, sent } = setUp(['_default']);
+    const { deliveries, sent, told } = setUp(['_default']);
     const slice = sliceOf({ alert: 'A' });
     await deliveries.toAndroid(slice, androidRoute('HMS'), hms({ deviceProfile: 'nowhere' }));
     await deliveries.toAndroid(slice, androidRoute('HMS'), hms({ registrationId: '' }));
     expect(sent).toEqual([]);
     expect(slice.counts.toCounts()).toMatchObject({ errors: 2, errorReasons: { NoVendorCredentials: 1, NoRegistrationId: 1 } });
+    // The failure log hears of each, with what to set; the metrics get both by reason when the slice ends.
+    expect(told).toEqual([
+      { appId: 'app', pushId: 'push', gateway: 'hms', outcome: 'not-sent', reason: 'NoVendorCredentials', cause: expect.stringContaining('apps[].push.<maker>.profiles') },
+      { appId: 'app', pushId: 'push', gateway: 'hms', outcome: 'not-sent', reason: 'NoRegistrationId', cause: expect.stringContaining('no registrationId') },
+    ]);
+    const failures: [string, string, string, number][] = [];
+    slice.tally.report({ delivery: () => {}, failure: (gateway, outcome, reason, count) => void failures.push([gateway, outcome, reason, count]) });
+    expect(failures).toEqual([
+      ['hms', 'not-sent', 'NoVendorCredentials', 1],
+      ['hms', 'not-sent', 'NoRegistrationId', 1],
+    ]);
   });
 
   it('count SilentNotSupported for a silent push to a maker that cannot pass one through', async () => {
