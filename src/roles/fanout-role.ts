@@ -1,5 +1,6 @@
 import type { Subscription } from '../core/ports/bus.ts';
 import { FanOut } from '../push/fanout/fan-out.ts';
+import { appGatewaysOf } from '../push/gateways/app-gateways.ts';
 import type { Runtime } from '../runtime/create-runtime.ts';
 import { consumerStatus } from './consumer-status.ts';
 import { RoleLifecycle } from './role-lifecycle.ts';
@@ -28,6 +29,7 @@ export class FanOutRole implements Role {
 
   async #start(): Promise<void> {
     const { config, store, bus, topics, clock, logger, metrics } = this.#runtime;
+    const gateways = new Map(config.apps.map((app) => [app.id, appGatewaysOf(app.push)]));
     const fanOut = new FanOut({
       store,
       bus,
@@ -36,6 +38,7 @@ export class FanOutRole implements Role {
       logger: logger.child({ role: this.name }),
       sliceSize: config.push.sliceSize,
       idleMs: config.push.idleInstallationDays * dayMs,
+      appGateways: (appId) => gateways.get(appId),
     });
     const groupId = `${config.bus.topicPrefix}herald-fanout`;
     this.#subscription = await bus.subscribe({ groupId, topics: [topics.requests], handler: (message, context) => fanOut.handle(message, context), concurrency: 4 });

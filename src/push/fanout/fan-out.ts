@@ -12,7 +12,9 @@ import { decodeRequest, encodeMessage, taskKey, type PushTaskMessage, type TaskS
 import type { PushSpec } from '../push-spec.ts';
 import { giveUpPush, worthRetrying } from '../give-up.ts';
 import { RecordField, specOfRecord } from '../records/push-record.ts';
+import type { AppGateways } from '../gateways/app-gateways.ts';
 import { devPushLimitMessage, exceedsDevPushLimit } from './dev-push-limit.ts';
+import { noGatewayMessage } from './no-gateway-message.ts';
 
 export interface FanOutDeps {
   store: Store;
@@ -24,6 +26,8 @@ export interface FanOutDeps {
   sliceSize: number;
   /** Installations saved longer ago than this are not targeted. */
   idleMs: number;
+  /** The gateways each app's config gives it; undefined for an app the config does not name. */
+  appGateways(appId: string): AppGateways | undefined;
 }
 
 /**
@@ -83,7 +87,11 @@ export class FanOut {
     if (tasks.length > 0) {
       await this.#deps.bus.publish(this.#deps.topics.tasks, tasks.map((task) => ({ key: taskKey(task), value: encodeMessage(task) })));
     }
-    await this.#settle(appId, record, { status: 'in-queue', expectedTasks: tasks.length });
+    // Said here, once per push and before any slice, rather than by the senders: the config says it, whatever the audience.
+    const gateways = this.#deps.appGateways(appId);
+    const errorMessage = gateways === undefined ? undefined : noGatewayMessage(spec, gateways);
+    await this.#settle(appId, record, errorMessage === undefined ? { status: 'in-queue', expectedTasks: tasks.length } : { status: 'in-queue', expectedTasks: tasks.length, errorMessage });
+    if (errorMessage !== undefined) this.#deps.logger.warn({ app: appId, push: pushId, errorMessage }, 'push can reach no configured gateway: each device it targets counts an error');
   }
 
   async #tasks(appId: string, pushId: string, spec: PushSpec, now: number): Promise<PushTaskMessage[] | 'over-dev-limit'> {

@@ -28,6 +28,8 @@ export interface PushHeraldOptions {
   role?: string;
   /** Coordination; default the harness's (in memory, or Redis in the distributed run). */
   coordination?: TestHeraldOptions['coordination'];
+  /** Herald's logger; default silent. */
+  logger?: TestHeraldOptions['logger'];
 }
 
 /** A Herald on a manual clock, with a fake APNs, a fake FCM and the phone makers' fakes sharing that clock. */
@@ -77,6 +79,7 @@ export async function startPushHerald(options: PushHeraldOptions = {}): Promise<
       ...(options.store === undefined ? {} : { store: options.store }),
       ...(options.role === undefined ? {} : { role: options.role }),
       ...(options.coordination === undefined ? {} : { coordination: options.coordination }),
+      ...(options.logger === undefined ? {} : { logger: options.logger }),
     });
   } catch (error) {
     await fakes.close();
