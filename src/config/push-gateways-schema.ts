@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { hmsAppSchema } from './makers/hms-schema.ts';
 import { oppoAppSchema } from './makers/oppo-schema.ts';
+import { vivoAppSchema } from './makers/vivo-schema.ts';
 import { honorAppSchema } from './makers/honor-schema.ts';
 import { meizuAppSchema } from './makers/meizu-schema.ts';
 import { xiaomiAppSchema } from './makers/xiaomi-schema.ts';
@@ -94,6 +95,7 @@ export const appPushSchema = z
     // The phone makers' push services, one block each (docs/push-engine.md, "Phone-maker gateways").
     hms: hmsAppSchema.optional().describe('Huawei Push Kit: endpoints and profiles'),
     oppo: oppoAppSchema.optional().describe('OPPO Push: endpoints and profiles'),
+    vivo: vivoAppSchema.optional().describe('vivo Push: endpoints (auth, send, saveList, sendList) and profiles'),
     honor: honorAppSchema.optional().describe('Honor Push: endpoints and profiles'),
     meizu: meizuAppSchema.optional().describe('Meizu Flyme Push: endpoint and profiles'),
     xiaomi: xiaomiAppSchema.optional().describe('Xiaomi Mi Push: endpoints (China and global) and profiles'),

@@ -1,6 +1,7 @@
 import type { DeliveryOutcome } from './delivery.ts';
 import { hmsReasons } from './makers/hms/hms-reasons.ts';
 import { oppoReasons } from './makers/oppo/oppo-reasons.ts';
+import { vivoReasons } from './makers/vivo/vivo-reasons.ts';
 import { honorReasons } from './makers/honor/honor-reasons.ts';
 import { meizuReasons } from './makers/meizu/meizu-reasons.ts';
 import { xiaomiReasons } from './makers/xiaomi/xiaomi-reasons.ts';
@@ -83,6 +84,7 @@ export const reasonsBySource = {
   /** The phone makers' words, one list each. */
   hms: hmsReasons,
   oppo: oppoReasons,
+  vivo: vivoReasons,
   honor: honorReasons,
   meizu: meizuReasons,
   xiaomi: xiaomiReasons,

@@ -4,6 +4,7 @@ import { honorMaker } from './honor/honor-maker.ts';
 import { meizuMaker } from './meizu/meizu-maker.ts';
 import type { Maker } from './maker.ts';
 import { oppoMaker } from './oppo/oppo-maker.ts';
+import { vivoMaker } from './vivo/vivo-maker.ts';
 import { xiaomiMaker } from './xiaomi/xiaomi-maker.ts';
 
 /**
@@ -11,7 +12,7 @@ import { xiaomiMaker } from './xiaomi/xiaomi-maker.ts';
  * (docs/push-engine.md, "Adding a maker"). An installation whose `vendor`
  * names a maker missing here counts `UnsupportedVendor`.
  */
-export const makers: readonly Maker[] = [hmsMaker, xiaomiMaker, honorMaker, oppoMaker, meizuMaker];
+export const makers: readonly Maker[] = [hmsMaker, xiaomiMaker, honorMaker, oppoMaker, meizuMaker, vivoMaker];
 
 const byName = new Map<MakerName, Maker>(makers.map((maker) => [maker.gateway, maker]));
 
