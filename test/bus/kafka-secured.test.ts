@@ -13,6 +13,7 @@ import type { Bus } from '../../src/core/ports/bus.ts';
 import { BackendStartError } from '../../src/runtime/backend-start-error.ts';
 import { kafkaBusOptions, openBus } from '../../src/runtime/open-bus.ts';
 import { runHeraldCommand } from '../support/herald-process.ts';
+import { memoryLogger } from '../support/memory-logger.ts';
 import { expectSecuredListeners, securedEndpoints, securedServices } from '../support/secured-services.ts';
 import { serviceEndpoints } from '../support/service-endpoints.ts';
 import { deleteTopics } from '../support/test-backends.ts';
@@ -180,6 +181,19 @@ describe('Herald on a secured Kafka', () => {
     expect(error.message).toBe(
       `Kafka at ${securedEndpoints.kafka.saslSsl[0]}: the server closed the connection before answering: a port that wants TLS (or SASL) spoken to without it? (Closed connection)`,
     );
+  });
+
+  it('warns that SASL PLAIN without TLS sends the password as it is, and logs no password at all', async () => {
+    const prefix = newPrefix();
+    const log = memoryLogger();
+    const env: Record<string, string | undefined> = { ...scramEnv(prefix), HERALD_KAFKA_SASL_MECHANISM: 'plain' };
+    delete env.HERALD_KAFKA_TLS_CA_FILE;
+    await expect(openBus(busConfig(env), log.logger)).rejects.toThrow(BackendStartError);
+    expect(log.lines).toContainEqual(
+      expect.objectContaining({ level: 40, component: 'bus', msg: 'SASL PLAIN without TLS: the Kafka password crosses the network as it is; turn TLS on' }),
+    );
+    expect(log.text()).not.toContain(credentials.kafka.password);
+    expect(await topicsStartingWith(prefix)).toEqual([]);
   });
 
   it('refuses to start speaking TLS to the plain listener', async () => {

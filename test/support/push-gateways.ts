@@ -7,6 +7,8 @@ import type { FakeFcm, FakeFcmOptions } from './gateways/fake-fcm.ts';
 import type { FakeHms, FakeHmsOptions } from './gateways/fake-hms.ts';
 import type { FakeOppo, FakeOppoOptions } from './gateways/fake-oppo.ts';
 import { oppoApps, startFakeOppo } from './gateways/gateway-fixtures.ts';
+import type { FakeVivo, FakeVivoOptions } from './gateways/fake-vivo.ts';
+import { startFakeVivo, vivoApps } from './gateways/gateway-fixtures.ts';
 import type { FakeHonor, FakeHonorOptions } from './gateways/fake-honor.ts';
 import type { FakeMeizu, FakeMeizuOptions } from './gateways/fake-meizu.ts';
 import { meizuApps, startFakeMeizu } from './gateways/gateway-fixtures.ts';
@@ -24,6 +26,8 @@ export interface PushGatewayFakes {
   hms: FakeHms;
   /** OPPO Push; the app has its profiles `_default` (with a notification channel) and `second` (`oppoApps`). */
   oppo: FakeOppo;
+  /** vivo Push; the app has its profiles `_default` and `second` (`vivoApps`). */
+  vivo: FakeVivo;
   /** Honor Push; the app has its profiles `_default` and `second` (`honorApps`). */
   honor: FakeHonor;
   /** Meizu Flyme Push; the app has its profiles `_default` and `second` (`meizuApps`). */
@@ -42,13 +46,14 @@ export interface PushGatewayFakes {
  * CA setting): APNs and FCM over HTTP/2, the phone makers over HTTP/1.1.
  */
 export async function startPushGatewayFakes(
-  options: { apns?: Partial<FakeApnsOptions>; fcm?: Partial<FakeFcmOptions>; hms?: Partial<FakeHmsOptions>; oppo?: Partial<FakeOppoOptions>; honor?: Partial<FakeHonorOptions>; meizu?: Partial<FakeMeizuOptions>; xiaomi?: Partial<FakeXiaomiOptions> } = {},
+  options: { apns?: Partial<FakeApnsOptions>; fcm?: Partial<FakeFcmOptions>; hms?: Partial<FakeHmsOptions>; oppo?: Partial<FakeOppoOptions>; vivo?: Partial<FakeVivoOptions>; honor?: Partial<FakeHonorOptions>; meizu?: Partial<FakeMeizuOptions>; xiaomi?: Partial<FakeXiaomiOptions> } = {},
 ): Promise<PushGatewayFakes> {
   const pki = await testPki();
   const apns = await startFakeApns(pki, options.apns);
   const fcm = await startFakeFcm(pki, options.fcm);
   const hms = await startFakeHms(pki, options.hms);
   const oppo = await startFakeOppo(pki, options.oppo);
+  const vivo = await startFakeVivo(pki, options.vivo);
   const xiaomi = await startFakeXiaomi(pki, options.xiaomi);
   const honor = await startFakeHonor(pki, options.honor);
   const meizu = await startFakeMeizu(pki, options.meizu);
@@ -59,6 +64,7 @@ export async function startPushGatewayFakes(
     fcm,
     hms,
     oppo,
+    vivo,
     xiaomi,
     honor,
     meizu,
@@ -84,6 +90,12 @@ export async function startPushGatewayFakes(
           _default: { appKey: oppoApps._default.appKey, masterSecretFile: secretFile(pki, 'oppo-_default', oppoApps._default.masterSecret), channelId: 'push' },
           second: { appKey: oppoApps.second.appKey, masterSecretFile: secretFile(pki, 'oppo-second', oppoApps.second.masterSecret) },
         },
+      },
+      vivo: {
+        endpoints: { auth: vivo.authUrl, send: vivo.sendUrl, saveList: vivo.saveListUrl, sendList: vivo.sendListUrl },
+        profiles: Object.fromEntries(
+          Object.entries(vivoApps).map(([name, app]) => [name, { appId: app.appId, appKey: app.appKey, appSecretFile: secretFile(pki, `vivo-${name}`, app.appSecret) }]),
+        ),
       },
       honor: {
         endpoints: { auth: honor.authUrl, send: honor.sendUrl },
@@ -113,6 +125,7 @@ export async function startPushGatewayFakes(
       await fcm.close();
       await hms.close();
       await oppo.close();
+      await vivo.close();
       await xiaomi.close();
       await honor.close();
       await meizu.close();

@@ -67,7 +67,7 @@ export function quickEngine(overrides: Partial<EngineConfig> = {}): Partial<Engi
 
 export async function startPushHerald(options: PushHeraldOptions = {}): Promise<PushHerald> {
   const clock = new ManualClock();
-  const fakes = await startPushGatewayFakes({ apns: { clock }, fcm: { clock }, hms: { clock }, oppo: { clock }, xiaomi: { clock }, honor: { clock }, meizu: { clock } });
+  const fakes = await startPushGatewayFakes({ apns: { clock }, fcm: { clock }, hms: { clock }, oppo: { clock }, vivo: { clock }, xiaomi: { clock }, honor: { clock }, meizu: { clock } });
   let h: TestHerald;
   try {
     h = await startTestHerald({

@@ -6,6 +6,7 @@ import { FakeApns, type FakeApnsOptions } from './fake-apns.ts';
 import { FakeFcm, type FakeFcmOptions } from './fake-fcm.ts';
 import { FakeHms, type FakeHmsApp, type FakeHmsOptions } from './fake-hms.ts';
 import { FakeOppo, type FakeOppoApp, type FakeOppoOptions } from './fake-oppo.ts';
+import { FakeVivo, type FakeVivoApp, type FakeVivoOptions } from './fake-vivo.ts';
 import { FakeHonor, type FakeHonorApp, type FakeHonorOptions } from './fake-honor.ts';
 import { FakeMeizu, type FakeMeizuApp, type FakeMeizuOptions } from './fake-meizu.ts';
 import type { TestPki } from './test-pki.ts';
@@ -135,6 +136,20 @@ export const meizuApps = {
 /** A fake Meizu Flyme Push that knows the `meizuApps`. */
 export function startFakeMeizu(pki: TestPki, options: Partial<FakeMeizuOptions> = {}): Promise<FakeMeizu> {
   return FakeMeizu.start({ cert: pki.server.certPem, key: pki.server.keyPem, apps: Object.values(meizuApps), ...options });
+}
+
+/**
+ * The vivo apps of the push tests: the `_default` profile's and the
+ * `second` profile's, each its own App ID, AppKey and AppSecret.
+ */
+export const vivoApps = {
+  _default: { appId: '103000001', appKey: 'vivo-key-default', appSecret: 'vivo-secret-default' },
+  second: { appId: '103000002', appKey: 'vivo-key-second', appSecret: 'vivo-secret-second' },
+} as const satisfies Record<string, FakeVivoApp>;
+
+/** A fake vivo Push that knows the `vivoApps`. */
+export function startFakeVivo(pki: TestPki, options: Partial<FakeVivoOptions> = {}): Promise<FakeVivo> {
+  return FakeVivo.start({ cert: pki.server.certPem, key: pki.server.keyPem, apps: Object.values(vivoApps), ...options });
 }
 
 /** `value`, or a failed test when it is null (a registry answered no client). */
