@@ -2,7 +2,7 @@ import { platformKeys } from '../../push/payload/platform-data.ts';
 import { knownVendors } from '../../push/gateways/makers/android-routes.ts';
 import { maxDeviceIds } from '../../push/requests/device-target.ts';
 import { apnsPushTypes, maxCollapseIdBytes } from '../../push/requests/ios-data.ts';
-import { minFlowControl } from '../../push/requests/push-options.ts';
+import { latestExpiry, maxFlowControl, minFlowControl } from '../../push/requests/push-options.ts';
 import { maxPushBodyBytes } from '../../push/submit/submit-push.ts';
 import { errorAnswers, masterOnly, anyKey, queryParameters } from './api-components.ts';
 import { jsonAnswer, jsonBody, ref, type JsonSchema, type OpenApiPaths } from './json-schema.ts';
@@ -18,13 +18,22 @@ const pushOptions: Readonly<Record<string, JsonSchema>> = {
   data: ref('schemas', 'PushData'),
   push_time: { ...time, description: 'A scheduled push; less than a minute ahead sends at once.' },
   expiration_time: { ...time, description: 'Absolute expiry.' },
-  expiration_interval: { ...seconds, description: 'Expiry in seconds from push_time (or now); 0 is refused. With expiration_time the earlier wins.' },
+  expiration_interval: {
+    ...seconds,
+    description: `Expiry in seconds from push_time (or now); 0, and an expiry past ${new Date(latestExpiry).toISOString()}, are refused (1). With expiration_time the earlier wins.`,
+  },
   notification_id: { ...identifier, description: 'Pushes sharing it are counted together.' },
   req_id: { ...identifier, description: 'A repeat within 5 minutes answers the first push (200) and sends nothing.' },
   prod: { type: 'string', enum: ['prod', 'dev'], description: 'iOS: production or sandbox. Absent: `dev` when X-SVC-Prod is present and not `1`.' },
   topic: { type: 'string', description: 'iOS: the apns-topic when it is not the installation\'s apnsTopic.' },
   apns_team_id: { type: 'string', description: 'iOS: the team whose token key signs.' },
-  flow_control: { ...seconds, description: `Deliveries per second; 0 or absent is none; below ${minFlowControl} is raised to ${minFlowControl}.` },
+  flow_control: {
+    anyOf: [
+      { type: 'number', minimum: 0, maximum: maxFlowControl },
+      { type: 'string', pattern: '^\\d{1,15}(\\.\\d{1,9})?$' },
+    ],
+    description: `Deliveries per second; 0 or absent is none; below ${minFlowControl} is raised to ${minFlowControl}; above ${maxFlowControl} is refused (1).`,
+  },
 };
 
 /** The push schemas; the vendors are those the maker registry knows when the document is built. */

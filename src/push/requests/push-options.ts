@@ -8,6 +8,21 @@ export const immediateWindowMs = 60_000;
 /** `flow_control` values below this are raised to it. */
 export const minFlowControl = 1000;
 
+/**
+ * Largest `flow_control` accepted, in deliveries per second: far above what
+ * any deployment sends, and small enough for the token buckets, whose rate
+ * and burst are whole numbers (a larger value was accepted and then failed
+ * every slice of the push in the senders).
+ */
+export const maxFlowControl = 10_000_000;
+
+/**
+ * The latest expiry a push may have: the end of year 9999, the last time the
+ * ISO 8601 times of Herald's answers and records can hold (an
+ * `expiration_interval` reaching past it failed the request with a 500).
+ */
+export const latestExpiry = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+
 export type PushOptions = Pick<
   PushRequest,
   'pushTime' | 'expiresAt' | 'notificationId' | 'reqId' | 'environment' | 'topic' | 'apnsTeamId' | 'flowControl'
@@ -46,6 +61,7 @@ function readExpiry(params: Params, sendAt: number): number | null {
   const interval = optionalNumber(params, 'expiration_interval');
   if (interval === 0) fail(ErrorCode.internal, 'expiration_interval must be a positive number of seconds');
   const relative = interval === null ? null : sendAt + Math.round(interval * 1000);
+  if (relative !== null && !(relative <= latestExpiry)) fail(ErrorCode.internal, 'expiration_interval reaches past the year 9999');
   if (absolute === null) return relative;
   return relative === null ? absolute : Math.min(absolute, relative);
 }
@@ -62,9 +78,10 @@ function readEnvironment(params: Params, header: string | undefined): 'prod' | '
   return value;
 }
 
-/** 0 or absent disables smoothing; other values are whole deliveries per second, at least 1000. */
+/** 0 or absent disables smoothing; other values are whole deliveries per second, at least 1000 and at most `maxFlowControl`. */
 function readFlowControl(params: Params): number | null {
   const value = optionalNumber(params, 'flow_control');
   if (value === null || value === 0) return null;
+  if (value > maxFlowControl) fail(ErrorCode.internal, `flow_control must be at most ${maxFlowControl} deliveries per second`);
   return Math.max(minFlowControl, Math.floor(value));
 }

@@ -98,6 +98,11 @@ describe('expiry', () => {
       at('2026-03-01T13:00:00.000Z'),
     ],
     ['an expiration_time already past, left for the engine to drop', { expiration_time: '2026-03-01T11:00:00.000Z' }, at('2026-03-01T11:00:00.000Z')],
+    [
+      'an expiration_interval ending at the last millisecond of 9999',
+      { push_time: '9999-12-31T23:00:00.000Z', expiration_interval: 3599.999 },
+      at('9999-12-31T23:59:59.999Z'),
+    ],
   ])('%s', (_title, body, expected) => {
     expect(read(body).expiresAt).toBe(expected);
   });
@@ -109,6 +114,14 @@ describe('expiry', () => {
     ['a negative expiration_interval', { expiration_interval: -5 }, ErrorCode.internal, /^expiration_interval must be a non-negative number$/],
     ['a word for expiration_interval', { expiration_interval: 'one day' }, ErrorCode.internal, /^expiration_interval must be a non-negative number$/],
     ['a boolean expiration_interval', { expiration_interval: true }, ErrorCode.invalidType, /^expiration_interval must be a number$/],
+    ['an expiration_interval past any time (it was a 500)', { expiration_interval: 1e300 }, ErrorCode.internal, /^expiration_interval reaches past the year 9999$/],
+    ['15 digits of expiration_interval (it was a 500)', { expiration_interval: '999999999999999' }, ErrorCode.internal, /^expiration_interval reaches past the year 9999$/],
+    [
+      'an expiration_interval a millisecond past 9999 from push_time',
+      { push_time: '9999-12-31T23:00:00.000Z', expiration_interval: 3600 },
+      ErrorCode.internal,
+      /^expiration_interval reaches past the year 9999$/,
+    ],
   ])('refuses %s', (_title, body, code, message) => {
     expectError(body, code, message);
   });
@@ -169,6 +182,7 @@ describe('flow_control', () => {
     ['above the minimum', 25_000, 25_000],
     ['a fraction above the minimum: whole deliveries', 1500.7, 1500],
     ['a decimal string', '2000', 2000],
+    ['the largest accepted', 10_000_000, 10_000_000],
   ])('%s', (_title, value, expected) => {
     expect(read({ flow_control: value }).flowControl).toBe(expected);
   });
@@ -177,6 +191,9 @@ describe('flow_control', () => {
     ['a negative number', -1, ErrorCode.internal, /^flow_control must be a non-negative number$/],
     ['a word', 'fast', ErrorCode.internal, /^flow_control must be a non-negative number$/],
     ['an object', {}, ErrorCode.invalidType, /^flow_control must be a number$/],
+    ['one over the largest', 10_000_001, ErrorCode.internal, /^flow_control must be at most 10000000 deliveries per second$/],
+    ['a rate no token bucket holds (the senders failed on it)', 1e300, ErrorCode.internal, /^flow_control must be at most 10000000/],
+    ['15 digits as a string', '999999999999999', ErrorCode.internal, /^flow_control must be at most 10000000/],
   ])('refuses %s', (_title, value, code, message) => {
     expectError({ flow_control: value }, code, message);
   });
