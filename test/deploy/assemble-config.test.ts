@@ -44,6 +44,14 @@ describe('the chart\'s config assembly', () => {
     );
   });
 
+  it('points each vivo profile\'s AppSecret at its Secret entry vivo.<id>.<profile>.secret unless a file is named', () => {
+    const block = { profiles: { _default: { appId: '1', appKey: 'k1' }, test: { appId: '2', appKey: 'k2', appSecretFile: 'vivo-test' } } };
+    const config = assemble({ apps: [{ id: 'shop', push: { vivo: block } }] }, { ...keys, 'vivo.shop._default.secret': 's1', 'vivo-test': 's2' });
+    const profiles = config.apps[0].push.vivo.profiles;
+    expect(profiles._default.appSecretFile).toMatch(/\/secret\/vivo\.shop\._default\.secret$/);
+    expect(profiles.test.appSecretFile).toMatch(/\/secret\/vivo-test$/);
+  });
+
   it('points each Honor profile\'s Client Secret at its Secret entry honor.<id>.<profile>.secret', () => {
     const config = assemble(
       { apps: [{ id: 'shop', push: { honor: { profiles: { _default: { appId: '1', clientId: 'c1' }, eu: { appId: '2', clientId: 'c2', clientSecretFile: 'honor-eu' } } } } }] },

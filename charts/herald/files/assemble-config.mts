@@ -53,6 +53,7 @@ export class AssembleError extends Error {
 export const makerSecretFiles: Readonly<Record<string, string>> = {
   hms: 'clientSecretFile',
   oppo: 'masterSecretFile',
+  vivo: 'appSecretFile',
   honor: 'clientSecretFile',
   xiaomi: 'appSecretFile',
   meizu: 'appSecretFile',
