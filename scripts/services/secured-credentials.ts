@@ -37,7 +37,15 @@ export async function ensureSecuredCredentials(dir: string): Promise<SecuredCred
   const user = (): ServiceUser => ({ username: securedUsername, password: randomBytes(18).toString('base64url') });
   const credentials: SecuredCredentials = { cassandra: user(), kafka: user(), redis: user() };
   await mkdir(dir, { recursive: true, mode: 0o700 });
-  await writeFile(file, `${JSON.stringify(credentials, null, 2)}\n`, { mode: 0o600 });
+  try {
+    // Exclusive: `status` (which takes no lock) and `up` may both get here first; the second reads the first's.
+    await writeFile(file, `${JSON.stringify(credentials, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    const written = parseCredentials(await readFile(file, 'utf8'));
+    if (written === undefined) throw new Error(`${file} holds no credentials; delete it to have new ones made`, { cause: error });
+    return written;
+  }
   return credentials;
 }
 
