@@ -54,7 +54,7 @@ function onePassword(backend: { password?: string; passwordFile?: string }, ctx:
   }
 }
 
-/** SASL to Kafka: PLAIN (only over TLS, or the password crosses the network as it is) or SCRAM. */
+/** SASL to Kafka: PLAIN (meant for TLS: without it the password crosses the network as it is, and Herald warns) or SCRAM. */
 const saslSchema = z
   .object({
     mechanism: z.enum(['plain', 'scram-sha-256', 'scram-sha-512']).describe('plain, scram-sha-256 or scram-sha-512'),
