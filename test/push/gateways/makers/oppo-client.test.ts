@@ -9,6 +9,7 @@ import { oppoMaker } from '../../../../src/push/gateways/makers/oppo/oppo-maker.
 import { buildMakerContent } from '../../../../src/push/payload/maker-content.ts';
 import { oppoApps, startFakeOppo } from '../../../support/gateways/gateway-fixtures.ts';
 import type { FakeOppo, FakeOppoOptions } from '../../../support/gateways/fake-oppo.ts';
+import { TcpRelay } from '../../../support/gateways/tcp-relay.ts';
 import { testPki, type TestPki } from '../../../support/gateways/test-pki.ts';
 import { ManualClock } from '../../../support/manual-clock.ts';
 import { secretFile } from '../../../support/push-gateways.ts';
@@ -32,16 +33,16 @@ interface SetUp {
 }
 
 /** The fake OPPO and a client of its `_default` app through the maker's own loader, with `secret` as the MasterSecret. */
-async function setUp(options: { secret?: string; fake?: Partial<FakeOppoOptions>; clientClock?: ManualClock } = {}): Promise<SetUp> {
+async function setUp(options: { secret?: string; fake?: Partial<FakeOppoOptions>; clientClock?: ManualClock; authUrl?: (fake: FakeOppo) => Promise<string> } = {}): Promise<SetUp> {
   const clock = new ManualClock();
   const fake = await startFakeOppo(pki, { clock, ...options.fake });
   cleanups.push(() => fake.close());
   const block = oppoAppSchema.parse({
-    endpoints: { auth: fake.authUrl, send: fake.sendUrl },
+    endpoints: { auth: (await options.authUrl?.(fake)) ?? fake.authUrl, send: fake.sendUrl },
     profiles: { _default: { appKey: oppoApps._default.appKey, masterSecretFile: secretFile(pki, 'oppo-client-test', options.secret ?? oppoApps._default.masterSecret) } },
   });
   const profiles = oppoMaker.load(block, new CredentialFiles({}), 'apps[0].push.oppo');
-  const http = new MakerHttp({ gateway: 'oppo', ca: pki.ca.certPem, connections: 2, requestTimeoutMs: 2000, metrics: noopGatewayMetrics });
+  const http = new MakerHttp({ gateway: 'oppo', ca: pki.ca.certPem, connections: 2, requestTimeoutMs: 1000, metrics: noopGatewayMetrics });
   const clientClock = options.clientClock ?? clock;
   const protocol = profiles.protocol('_default', { http, clock: clientClock });
   if (protocol === undefined) throw new Error('no _default profile');
@@ -86,6 +87,25 @@ describe('the OPPO client against the fake OPPO Push', () => {
     expect(await client.send({ token: 'CN_second', content, variant: '' })).toEqual(delivered);
     expect(fake.tokenRequests).toBe(2);
     expect(fake.requestsWith('CN_second').map((request) => request.code)).toEqual([11, 0]);
+  });
+
+  it('takes the auth URL and the send URL each on its own: with the way to the auth endpoint dead, sends still reach the send endpoint', async () => {
+    let relay: TcpRelay | undefined;
+    const { fake, client } = await setUp({
+      authUrl: async (started) => {
+        relay = await TcpRelay.start(Number(new URL(started.origin).port));
+        cleanups.push(() => relay?.close() ?? Promise.resolve());
+        return `${relay.origin}/server/v1/auth`;
+      },
+    });
+    expect(await client.send({ token: 'CN_first', content, variant: '' })).toEqual(delivered);
+    relay?.freeze();
+    expect(await client.send({ token: 'CN_second', content, variant: '' })).toEqual(delivered);
+    // A new token is asked of the auth URL, which no longer answers; the send URL still took the request that was refused.
+    fake.expireAccessTokens();
+    expect(await client.send({ token: 'CN_third', content, variant: '' })).toMatchObject({ kind: 'retry', reason: 'AccessTokenUnavailable' });
+    expect(fake.tokenRequests).toBe(1);
+    expect(fake.requestsWith('CN_third').map((request) => request.code)).toEqual([11]);
   });
 
   it('uses one auth token for twelve hours, then fetches the next', async () => {

@@ -10,6 +10,7 @@ import { vivoMaker } from '../../../../src/push/gateways/makers/vivo/vivo-maker.
 import { buildMakerContent, type MakerContent } from '../../../../src/push/payload/maker-content.ts';
 import type { FakeVivo, FakeVivoOptions } from '../../../support/gateways/fake-vivo.ts';
 import { startFakeVivo, vivoApps } from '../../../support/gateways/gateway-fixtures.ts';
+import { TcpRelay } from '../../../support/gateways/tcp-relay.ts';
 import { testPki, type TestPki } from '../../../support/gateways/test-pki.ts';
 import { ManualClock } from '../../../support/manual-clock.ts';
 import { secretFile } from '../../../support/push-gateways.ts';
@@ -42,16 +43,16 @@ interface SetUp {
 }
 
 /** The fake vivo and a client of its `_default` app through the maker's own loader, with `secret` as the AppSecret. */
-async function setUp(options: { secret?: string; fake?: Partial<FakeVivoOptions>; clientClock?: ManualClock } = {}): Promise<SetUp> {
+async function setUp(options: { secret?: string; fake?: Partial<FakeVivoOptions>; clientClock?: ManualClock; sendListUrl?: (fake: FakeVivo) => Promise<string> } = {}): Promise<SetUp> {
   const clock = new ManualClock();
   const fake = await startFakeVivo(pki, { clock, ...options.fake });
   cleanups.push(() => fake.close());
   const block = vivoAppSchema.parse({
-    endpoints: { auth: fake.authUrl, send: fake.sendUrl, saveList: fake.saveListUrl, sendList: fake.sendListUrl },
+    endpoints: { auth: fake.authUrl, send: fake.sendUrl, saveList: fake.saveListUrl, sendList: (await options.sendListUrl?.(fake)) ?? fake.sendListUrl },
     profiles: { _default: { appId: vivoApps._default.appId, appKey: vivoApps._default.appKey, appSecretFile: secretFile(pki, 'vivo-client-test', options.secret ?? vivoApps._default.appSecret) } },
   });
   const profiles = vivoMaker.load(block, new CredentialFiles({}), 'apps[0].push.vivo');
-  const http = new MakerHttp({ gateway: 'vivo', ca: pki.ca.certPem, connections: 2, requestTimeoutMs: 2000, metrics: noopGatewayMetrics });
+  const http = new MakerHttp({ gateway: 'vivo', ca: pki.ca.certPem, connections: 2, requestTimeoutMs: 1000, metrics: noopGatewayMetrics });
   const clientClock = options.clientClock ?? clock;
   const protocol = profiles.protocol('_default', { http, clock: clientClock });
   if (protocol === undefined) throw new Error('no _default profile');
@@ -102,6 +103,23 @@ describe('the vivo client against the fake vivo Push', () => {
     for (const request of fake.requests) expect(request.body?.requestId).toMatch(new RegExp(`^${key}-`));
     expect(await sendAll(client, pair, contentOf({ alert: 'Other push' }))).toEqual([delivered, delivered]);
     expect(fake.requestsTo('sendList').at(-1)?.body?.requestId).not.toMatch(new RegExp(`^${key}-`));
+  });
+
+  it('takes each of its four URLs on its own: with the way to the list send dead, single sends and saves still reach theirs', async () => {
+    let relay: TcpRelay | undefined;
+    const { fake, client } = await setUp({
+      sendListUrl: async (started) => {
+        relay = await TcpRelay.start(Number(new URL(started.origin).port));
+        cleanups.push(() => relay?.close() ?? Promise.resolve());
+        return `${relay.origin}/message/pushToList`;
+      },
+    });
+    expect(await sendAll(client, [regId(1), regId(2)])).toEqual([delivered, delivered]);
+    relay?.freeze();
+    expect(await client.send({ token: regId(3), content, variant: '' })).toEqual(delivered);
+    const list = await sendAll(client, [regId(4), regId(5)], contentOf({ alert: 'Another push' }));
+    expect(list).toMatchObject([{ kind: 'retry', reason: 'Timeout' }, { kind: 'retry', reason: 'Timeout' }]);
+    expect(fake.requests.map((request) => `${request.endpoint} ${request.result}`)).toEqual(['saveList 0', 'sendList 0', 'send 0', 'saveList 0']);
   });
 
   it('saves the message again when vivo no longer knows its taskId (10152), and delivers', async () => {
