@@ -1,7 +1,10 @@
-import { readFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parse as parseYaml } from 'yaml';
-import { monitoringFiles, readAlertRules } from './support/prometheus-expressions.ts';
+import { parse as parseYaml, stringify as toYaml } from 'yaml';
+import { ciValues, findObject, prometheusOperatorApis, renderChart, type KubeObject } from './support/helm-chart.ts';
+import { monitoringFiles, readAlertRules, type AlertRule } from './support/prometheus-expressions.ts';
 import { runPromtool } from './support/prometheus-tools.ts';
 
 const rules = readAlertRules();
@@ -38,6 +41,7 @@ describe('alerts.yaml', () => {
       'HeraldGatewayErrorRatioHigh',
       'HeraldGatewaySessionsDown',
       'HeraldNoSchedulerLeads',
+      'HeraldRoleDown',
       'HeraldScheduledPushesLate',
     ]);
   });
@@ -60,6 +64,39 @@ describe('alerts.yaml', () => {
       const own = cases.filter((rule) => rule.alertname === alert);
       expect(own.some((rule) => (rule.exp_alerts ?? []).length > 0), `${alert} fires in a test`).toBe(true);
       expect(own.some((rule) => (rule.exp_alerts ?? []).length === 0), `${alert} stays quiet in a test`).toBe(true);
+    }
+  });
+});
+
+describe("the chart's HeraldRoleAbsent rules", () => {
+  // What the chart renders for release herald in namespace push with the production values: a rule per role.
+  const rendered = findObject(renderChart({ values: [ciValues.production], apiVersions: prometheusOperatorApis }), 'PrometheusRule', 'herald') as KubeObject & {
+    spec: { groups: { name: string; rules: AlertRule[] }[] };
+  };
+  const presence = rendered.spec.groups.filter((group) => group.name === 'herald-presence');
+
+  it("pass promtool check rules and promtool's unit tests in test/deploy/support/presence-alerts.test.yaml", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'herald-presence-'));
+    try {
+      writeFileSync(join(dir, 'presence.yaml'), toYaml({ groups: presence }));
+      copyFileSync(resolve(import.meta.dirname, 'support/presence-alerts.test.yaml'), join(dir, 'presence-alerts.test.yaml'));
+      const check = await runPromtool(['check', 'rules', 'presence.yaml'], { cwd: dir });
+      expect(check.output).toContain('SUCCESS: 4 rules found');
+      const run = await runPromtool(['test', 'rules', 'presence-alerts.test.yaml'], { cwd: dir });
+      expect(run.code, run.output).toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('each page with a severity, a summary and a description that says what to do', () => {
+    const rules = presence.flatMap((group) => group.rules);
+    expect(rules.map((rule) => rule.alert)).toEqual(['HeraldRoleAbsent', 'HeraldRoleAbsent', 'HeraldRoleAbsent', 'HeraldRoleAbsent']);
+    for (const rule of rules) {
+      expect(rule.labels?.severity).toBe('critical');
+      expect(rule.annotations?.summary?.length).toBeGreaterThan(10);
+      expect(rule.annotations?.description).toMatch(/What to do: \S/);
+      expect(seconds(rule.for ?? '0s')).toBeGreaterThanOrEqual(120);
     }
   });
 });

@@ -10,6 +10,7 @@ import {
   namespace,
   objectsOfKind,
   prometheusOperatorApis,
+  releaseName,
   renderChart,
   type CiValuesName,
   type KubeObject,
@@ -151,11 +152,30 @@ describe('monitoring objects', () => {
     expect(job.spec.template.metadata.labels['herald/metrics']).toBeUndefined();
   });
 
-  it('carry files/alerts.yaml as the PrometheusRule spec, unchanged', () => {
-    const rule = findObject(renderChart({ values: [ciValues.autoscaling] }), 'PrometheusRule', 'herald');
-    const alerts: unknown = parseYaml(readFileSync(path.join(chartDir, 'files/alerts.yaml'), 'utf8'));
-    expect((alerts as { groups: unknown[] }).groups.length).toBeGreaterThan(0);
-    expect(rule.spec).toEqual(alerts);
+  it('carry files/alerts.yaml as the PrometheusRule spec, unchanged, and a HeraldRoleAbsent rule per role that runs pods after it', () => {
+    const rule = findObject(renderChart({ values: [ciValues.autoscaling] }), 'PrometheusRule', 'herald') as KubeObject & { spec: { groups: { name: string; rules: { alert: string; expr: string }[] }[] } };
+    const alerts = parseYaml(readFileSync(path.join(chartDir, 'files/alerts.yaml'), 'utf8')) as { groups: unknown[] };
+    expect(alerts.groups.length).toBeGreaterThan(0);
+    expect(rule.spec.groups.slice(0, alerts.groups.length)).toEqual(alerts.groups);
+    const presence = rule.spec.groups.slice(alerts.groups.length);
+    expect(presence.map((group) => group.name)).toEqual(['herald-presence']);
+    // The autoscaled api and senders keep at least two pods, so every role gets its rule.
+    expect(presence[0]?.rules.map((one) => one.expr)).toEqual(
+      ['sender', 'fanout', 'api', 'scheduler'].map((role) => `absent(up{namespace="${namespace}", job="${releaseName}", role="${role}"})`),
+    );
+  });
+
+  it('write no HeraldRoleAbsent for a role that may scale to no pod, nor without the chart\'s ServiceMonitor to name the job', () => {
+    const presence = (objects: KubeObject[]) =>
+      ((findObject(objects, 'PrometheusRule', 'herald') as KubeObject & { spec: { groups: { name: string; rules: { expr: string }[] }[] } }).spec.groups.find(
+        (group) => group.name === 'herald-presence',
+      )?.rules ?? []).map((one) => one.expr);
+    const scaledToZero = renderChart({ values: [ciValues.autoscaling], set: ['sender.keda.minReplicaCount=0', 'scheduler.replicas=0'] });
+    expect(presence(scaledToZero)).toEqual(['fanout', 'api'].map((role) => `absent(up{namespace="${namespace}", job="${releaseName}", role="${role}"})`));
+    const trial = renderChart({ apiVersions: prometheusOperatorApis });
+    expect(presence(trial)).toEqual([`absent(up{namespace="${namespace}", job="${releaseName}", role="all"})`]);
+    const unscraped = renderChart({ apiVersions: prometheusOperatorApis, set: ['metrics.serviceMonitor.enabled=false'] });
+    expect(presence(unscraped)).toEqual([]);
   });
 
   it('carry files/grafana-dashboard.json in a ConfigMap with the sidecar label', () => {

@@ -60,6 +60,8 @@ describe('grafana-dashboard.json', () => {
     const used = new Set(dashboardExpressions(dashboard, { namespace: '.*', job: '.*', role: '.*', instance: '.*' }).flatMap(({ expr }) => referencedNames(expr).metrics));
     for (const metric of [
       'herald_push_deliveries_total',
+      'herald_push_failures_total',
+      'herald_push_retries_total',
       'herald_pushes_accepted_total',
       'herald_gateway_request_duration_seconds_bucket',
       'herald_gateway_sessions',

@@ -105,6 +105,37 @@ describe('Prometheus scraping a running Herald', () => {
     expect(moving.map((one) => `${one.metric.gateway} ${one.metric.outcome}`).sort()).toEqual(['apns delivered', 'fcm delivered']);
   });
 
+  it('shows a device that was not delivered by its reason, in the metric and the failures panels', { timeout: 60_000 }, async () => {
+    const channel = uniqueName('prometheus-failing');
+    await p.saveInstallation({ deviceType: 'ios', deviceToken: deviceToken(9100), channels: [channel] });
+    await p.saveInstallation({ deviceType: 'android', installationId: 'prom-no-token', vendor: 'fcm', channels: [channel] });
+    p.fakes.apns.respondTo(deviceToken(9100), [{ status: 400, reason: 'BadDeviceToken' }]);
+    const sent = await p.send({ channels: [channel], data: { alert: 'Refused' } });
+    expect(sent.status, JSON.stringify(sent.body)).toBe(201);
+    await p.settled(sent.body.objectId);
+
+    const failures = () => evaluate({ source: 'test query', expr: 'herald_push_failures_total{job="herald"}' });
+    const seen = await eventually(
+      'Prometheus to show the two devices not delivered by reason',
+      async () => ((await failures()).data?.result ?? []).map((one) => `${one.metric.gateway} ${one.metric.outcome} ${one.metric.reason} ${one.value?.[1]}`).sort(),
+      (series) => series.length === 2,
+      { timeoutMs: 20_000, intervalMs: 200, detail: () => `prometheus printed:\n${prometheus.output()}` },
+    );
+    expect(seen).toEqual(['apns invalid-token BadDeviceToken 1', 'fcm not-sent NoRegistrationId 1']);
+
+    // The dashboard's panel over the range, with this deployment's variables, names both.
+    const top = dashboardQueries.find(({ source }) => source.startsWith('panel "Top failure reasons over the range"'));
+    expect(top, 'the dashboard has a panel of failure reasons').toBeDefined();
+    // increase() needs two samples of a series: wait for the next scrape.
+    const reasons = await eventually(
+      'the panel to list both reasons',
+      async () => ((await evaluate(top as SourcedExpression)).data?.result ?? []).map((one) => `${one.metric.gateway} ${one.metric.reason}`).sort(),
+      (listed) => listed.length === 2,
+      { timeoutMs: 20_000, intervalMs: 200 },
+    );
+    expect(reasons).toEqual(['apns BadDeviceToken', 'fcm NoRegistrationId']);
+  });
+
   it('evaluates every dashboard query without error', async () => {
     expect(dashboardQueries.length).toBeGreaterThan(10);
     for (const query of dashboardQueries) await evaluate(query);
