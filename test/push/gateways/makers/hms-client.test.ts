@@ -1,3 +1,5 @@
+import { once } from 'node:events';
+import { createServer, type AddressInfo } from 'node:net';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { hmsAppSchema } from '../../../../src/config/makers/hms-schema.ts';
 import { CredentialFiles } from '../../../../src/push/gateways/credential-files.ts';
@@ -26,12 +28,12 @@ afterEach(async () => {
 const content = buildMakerContent({ data: { alert: 'Hello' }, androidChannel: null, expiresAt: null }, 'hms', hmsMaker.overrideFields);
 
 /** The fake HMS and a client of its `_default` app through the maker's own loader, with `secret` as the client secret. */
-async function setUp(secret: string = hmsApps._default.clientSecret): Promise<{ fake: FakeHms; client: MakerClient }> {
+async function setUp(secret: string = hmsApps._default.clientSecret, authUrl?: string): Promise<{ fake: FakeHms; client: MakerClient }> {
   const clock = new ManualClock();
   const fake = await startFakeHms(pki, { clock });
   cleanups.push(() => fake.close());
   const block = hmsAppSchema.parse({
-    endpoints: { auth: fake.authUrl, send: fake.sendUrl },
+    endpoints: { auth: authUrl ?? fake.authUrl, send: fake.sendUrl },
     profiles: { _default: { appId: hmsApps._default.appId, clientSecretFile: secretFile(pki, 'hms-client-test', secret) } },
   });
   const profiles = hmsMaker.load(block, new CredentialFiles({}), 'apps[0].push.hms');
@@ -53,6 +55,23 @@ describe('the HMS client against the fake Push Kit', () => {
     expect(fake.requests[0]?.headers['content-type']).toBe('application/json;charset=utf-8');
     expect(fake.tokenRequests).toBe(1);
     expect(fake.connections).toBeLessThanOrEqual(3);
+  });
+
+  it('counts AccessTokenUnavailable with the connection\'s error when the auth endpoint refuses connections', async () => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const { port } = server.address() as AddressInfo;
+    await new Promise((resolve) => server.close(resolve));
+    const { fake, client } = await setUp(hmsApps._default.clientSecret, `https://127.0.0.1:${port}/oauth2/v3/token`);
+    expect(await client.send({ token: 't', content, variant: '' })).toEqual({
+      kind: 'retry',
+      reason: 'AccessTokenUnavailable',
+      cause: `auth endpoint https://127.0.0.1:${port}/oauth2/v3/token gave no answer (ConnectFailed: connect ECONNREFUSED 127.0.0.1:${port})`,
+      // A batch answered retry as a whole comes back together.
+      retryAfterMs: 1000,
+    });
+    expect(fake.requests).toEqual([]);
   });
 
   it('counts AccessTokenRefused and sends nothing when HMS refuses the client secret', async () => {

@@ -1,7 +1,7 @@
 import type { Clock } from '../../../../core/clock.ts';
 import { AuthorizationError } from '../../authorization-source.ts';
 import { loggable } from '../../delivery-reasons.ts';
-import type { AccessGrant, AccessTokenFetch } from '../maker-access-token.ts';
+import { authEndpointUnanswered, type AccessGrant, type AccessTokenFetch } from '../maker-access-token.ts';
 import type { MakerHttp } from '../maker-http.ts';
 import type { OppoProfile } from './oppo-credentials.ts';
 import { oppoSign } from './oppo-sign.ts';
@@ -33,7 +33,7 @@ export function oppoAccessToken(http: MakerHttp, clock: Clock, profile: Pick<Opp
     const form = new URLSearchParams({ app_key: profile.appKey, timestamp, sign: oppoSign(profile.appKey, timestamp, profile.masterSecret) }).toString();
     const answer = await http.post({ url, headers: { 'content-type': 'application/x-www-form-urlencoded;charset=UTF-8' }, body: form, observed: false });
     if (answer.failure !== undefined) {
-      throw new AuthorizationError('AccessTokenUnavailable', `auth endpoint ${endpoint} gave no answer (${answer.failure.reason})`, { retryable: answer.failure.retryable });
+      throw authEndpointUnanswered(endpoint, answer.failure);
     }
     let parsed: { code?: unknown; data?: { auth_token?: unknown } } = {};
     try {

@@ -1,6 +1,6 @@
 import { AuthorizationError } from '../../authorization-source.ts';
 import { loggable } from '../../delivery-reasons.ts';
-import type { AccessGrant, AccessTokenFetch } from '../maker-access-token.ts';
+import { authEndpointUnanswered, type AccessGrant, type AccessTokenFetch } from '../maker-access-token.ts';
 import type { MakerHttp } from '../maker-http.ts';
 
 /** What an OAuth 2.0 client-credentials grant needs: the token endpoint and the client. */
@@ -25,7 +25,7 @@ export function clientCredentialsToken(http: MakerHttp, credentials: ClientCrede
   return async (): Promise<AccessGrant> => {
     const answer = await http.post({ url, headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: form, observed: false });
     if (answer.failure !== undefined) {
-      throw new AuthorizationError('AccessTokenUnavailable', `auth endpoint ${endpoint} gave no answer (${answer.failure.reason})`, { retryable: answer.failure.retryable });
+      throw authEndpointUnanswered(endpoint, answer.failure);
     }
     let parsed: { access_token?: unknown; expires_in?: unknown } = {};
     try {

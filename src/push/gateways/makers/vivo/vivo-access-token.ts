@@ -1,7 +1,7 @@
 import type { Clock } from '../../../../core/clock.ts';
 import { AuthorizationError } from '../../authorization-source.ts';
 import { loggable } from '../../delivery-reasons.ts';
-import type { AccessGrant, AccessTokenFetch } from '../maker-access-token.ts';
+import { authEndpointUnanswered, type AccessGrant, type AccessTokenFetch } from '../maker-access-token.ts';
 import type { MakerHttp } from '../maker-http.ts';
 import type { VivoProfile } from './vivo-credentials.ts';
 import { vivoSign } from './vivo-sign.ts';
@@ -36,7 +36,7 @@ export function vivoAccessToken(http: MakerHttp, clock: Clock, profile: Pick<Viv
     });
     const answer = await http.post({ url, headers: { 'content-type': 'application/json;charset=utf-8' }, body, observed: false });
     if (answer.failure !== undefined) {
-      throw new AuthorizationError('AccessTokenUnavailable', `auth endpoint ${endpoint} gave no answer (${answer.failure.reason})`, { retryable: answer.failure.retryable });
+      throw authEndpointUnanswered(endpoint, answer.failure);
     }
     let parsed: { result?: unknown; authToken?: unknown } = {};
     try {
