@@ -2,6 +2,7 @@ import { request } from 'node:https';
 import { SignJWT } from 'jose';
 import type { Clock } from '../../core/clock.ts';
 import type { Logger } from '../../core/logger.ts';
+import { errorCause } from '../../http2/h2-failure.ts';
 import { AuthorizationError, type AuthorizationSource } from './authorization-source.ts';
 import { loggable } from './delivery-reasons.ts';
 import type { FcmServiceAccount } from './fcm-service-account.ts';
@@ -131,7 +132,8 @@ export class FcmAccessToken implements AuthorizationSource {
       const form = new URLSearchParams({ grant_type: jwtBearerGrant, assertion }).toString();
       this.#requests++;
       const answer = await this.#post(account.tokenUri, form).catch((error: unknown) => {
-        const why = error instanceof TokenEndpointError ? error.message : `unreachable: ${error instanceof Error ? error.message : String(error)}`;
+        // What the system said, its code first when the message lacks it (a TLS verification error's).
+        const why = error instanceof TokenEndpointError ? error.message : `unreachable: ${errorCause(error)}`;
         throw new AuthorizationError('AccessTokenUnavailable', `token endpoint ${account.tokenUri} ${why}`, { retryable: true, cause: error });
       });
       const { token, expiresInMs } = readTokenAnswer(answer, account.tokenUri);
