@@ -24,6 +24,8 @@ export const serviceTests = [
   'test/api/account-takeover.test.ts',
   'test/api/lock-bursts.test.ts',
   'test/api/sms-code-attacks.test.ts',
+  // docker-compose.yml's Herald commands, run against the local services
+  'test/image/compose-services.test.ts',
 ];
 
 /**
