@@ -24,7 +24,7 @@ export function queryPushBody(message: PushRequestMessage): Record<string, unkno
 /** The REST body of `POST /1.1/push/devices` that a SendToDevicesRequest stands for (read by `readDevicePush`). */
 export function devicePushBody(message: PushRequestMessage): Record<string, unknown> {
   const body = common(message);
-  copy(message, body, ['device_type', 'device_ids', 'device_profile', 'channel']);
+  copy(message, body, ['device_type', 'device_ids', 'device_profile', 'channel', 'vendor']);
   return bounded(body);
 }
 

@@ -45,6 +45,8 @@ describe('bad input is refused as REST refuses it: INVALID_ARGUMENT with the sam
     { name: 'no device_type', path: '/1.1/push/devices', body: { device_ids: [deviceToken(1)], data: alert } },
     { name: 'an unknown device_type', path: '/1.1/push/devices', body: { device_type: 'windows', device_ids: ['x'], data: alert } },
     { name: 'a malformed iOS token', path: '/1.1/push/devices', body: { device_type: 'ios', device_ids: ['not-hex'], data: alert } },
+    { name: 'a vendor no gateway serves', path: '/1.1/push/devices', body: { device_type: 'android', vendor: 'nokia', device_ids: ['r1'], data: alert } },
+    { name: 'a registrationId with a space', path: '/1.1/push/devices', body: { device_type: 'android', vendor: 'oppo', device_ids: ['CN_ with space'], data: alert } },
     { name: 'more than 500 devices', path: '/1.1/push/devices', body: { device_type: 'android', device_ids: Array.from({ length: 501 }, (_, n) => `i${n}`), data: alert } },
     { name: 'a body over 4096 bytes', path: '/1.1/push', body: { data: { alert: longAlert } } },
   ];

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { deviceToken } from '../support/gateways/gateway-fixtures.ts';
+import { deviceToken, hmsApps, xiaomiApps } from '../support/gateways/gateway-fixtures.ts';
 import { uniqueName, type PushHerald } from '../push/support/push-herald.ts';
 import { masterMetadata, type PushClient } from './support/grpc-clients.ts';
 import { startGrpcPushHerald, type GrpcPushHerald } from './support/grpc-push-herald.ts';
@@ -85,6 +85,34 @@ it('sends to listed devices: each listed iOS token and Android installation gets
 
   const record = await client.call('GetPush', { object_id: ios.object_id });
   expect(record).toMatchObject({ device_type: 'ios', device_ids: [deviceToken(10), deviceToken(11)], devices: 2, successes: 2, ios_successes: 2 });
+});
+
+it('sends to a phone maker\'s registrationIds by vendor and device_profile, as POST /1.1/push/devices does', async () => {
+  const data = { alert: 'Listed', title: 'Hi', ref: 3 };
+  const viaGrpc = [`hmstoken-${uniqueName('g')}`, `hmstoken-${uniqueName('g')}`];
+  const viaRest = [`hmstoken-${uniqueName('r')}`, `hmstoken-${uniqueName('r')}`];
+  const sent = await client.call('SendToDevices', { device_type: 'android', vendor: 'HMS', device_profile: 'second', device_ids: viaGrpc, data: JSON.stringify(data) });
+  const rest = await p.sendToDevices({ device_type: 'android', vendor: 'HMS', device_profile: 'second', device_ids: viaRest, data });
+  expect(rest.status, JSON.stringify(rest.body)).toBe(201);
+
+  for (const objectId of [sent.object_id, rest.body.objectId]) expect(await p.settled(objectId)).toMatchObject({ status: 'done', devices: 2, successes: 2, androidSuccesses: 2 });
+  const messages = [...viaGrpc, ...viaRest].map((token) => {
+    const deliveries = p.fakes.hms.log.deliveriesTo(token);
+    expect(deliveries, token).toHaveLength(1);
+    expect(deliveries[0]?.request.appId).toBe(hmsApps.second.appId);
+    const { token: _tokens, ...message } = deliveries[0]?.request.message as Record<string, unknown>;
+    return message;
+  });
+  for (const message of messages) expect(message).toEqual(messages[0]);
+  expect(await client.call('GetPush', { object_id: sent.object_id })).toMatchObject({ device_type: 'android', device_ids: viaGrpc, devices: 2, successes: 2, android_successes: 2 });
+
+  // Without device_profile, _default; mi-intl through Xiaomi's global service.
+  const intl = `mi-${uniqueName('g')}`;
+  const global = await client.call('SendToDevices', { device_type: 'android', vendor: 'mi-intl', device_ids: [intl], data: JSON.stringify(data) });
+  expect(await p.settled(global.object_id)).toMatchObject({ devices: 1, successes: 1 });
+  expect(p.fakes.xiaomi.log.deliveriesTo(intl).map((delivery) => [delivery.request.region, delivery.request.form.restricted_package_name])).toEqual([
+    ['global', xiaomiApps._default.packageName],
+  ]);
 });
 
 it('answers a req_id repeat with the first push, whichever transport sent either', async () => {
