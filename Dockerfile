@@ -7,6 +7,7 @@
 #   docker run --rm -p 3000:3000 -v herald-data:/data herald    # every role, embedded store
 #   docker run --rm herald --help                                 # every setting
 #   docker run --rm --env-file herald.env herald migrate          # schema and topics, then exit
+#   docker run --rm -v herald-data:/data -v "$PWD/export:/export:ro" -e HERALD_APP_ID=… herald import --app … /export
 #
 # Herald writes only under HERALD_DATA_DIR (/data): the embedded store, the
 # mail and SMS outboxes, development keys and the store's pid file. The root
@@ -51,6 +52,10 @@ RUN mkdir -p /data && chown 1000:1000 /data
 # runAsNonRoot check can tell it is not root.
 USER 1000:1000
 VOLUME ["/data"]
+# Commands run in the data directory, the one folder Herald may write: herald
+# import's reject and checkpoint files land there by default, so a second run
+# on the same volume resumes.
+WORKDIR /data
 # The /1.1 API (with health and metrics unless HERALD_INTERNAL_PORT moves
 # them) and the gRPC API.
 EXPOSE 3000 50051
@@ -62,6 +67,7 @@ STOPSIGNAL SIGTERM
 HEALTHCHECK --interval=15s --timeout=5s --start-period=60s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.HERALD_INTERNAL_PORT||process.env.PORT||3000)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 # The flags of config.nodeFlags in package.json, as `npm start` passes them.
-# Arguments go to Herald: `docker run herald --role api`, `docker run herald migrate`.
-ENTRYPOINT ["tini", "--", "node", "--max-semi-space-size=8", "--heap-growing-percent=200", "src/main.ts"]
+# Arguments go to Herald: `docker run herald --role api`, `docker run herald migrate`,
+# `docker run herald import …`.
+ENTRYPOINT ["tini", "--", "node", "--max-semi-space-size=8", "--heap-growing-percent=200", "/app/src/main.ts"]
 CMD []

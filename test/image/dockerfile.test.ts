@@ -52,7 +52,7 @@ describe('the container image (Dockerfile)', () => {
       { from: undefined, sources: ['src'], destination: './src' },
       { from: undefined, sources: ['proto'], destination: './proto' },
     ]);
-    expect(onlyInstruction(runtime, 'WORKDIR').args).toBe('/app');
+    expect(instructionsOf(runtime, 'WORKDIR').map(({ args }) => args)).toEqual(['/app', '/data']);
     expect(instructionsOf(runtime, 'ADD')).toEqual([]);
   });
 
@@ -78,9 +78,17 @@ describe('the container image (Dockerfile)', () => {
     expect(settings('ENV')).toMatchObject({ HERALD_DATA_DIR: '/data', NODE_ENV: 'production' });
   });
 
+  it('runs its commands in the data volume, so that herald import writes its reject and checkpoint files where it may', () => {
+    const workdirs = instructionsOf(runtime, 'WORKDIR');
+    expect(workdirs.at(-1)?.args).toBe(settings('ENV').HERALD_DATA_DIR);
+    expect(execForm(onlyInstruction(runtime, 'VOLUME').args)).toEqual([workdirs.at(-1)?.args]);
+    // The entrypoint names the code by its absolute path, which the working folder does not change.
+    expect(execForm(onlyInstruction(runtime, 'ENTRYPOINT').args).at(-1)).toBe(`${workdirs[0]?.args}/src/main.ts`);
+  });
+
   it('starts Herald under tini, with the node flags npm start uses, and takes arguments for Herald', () => {
     const nodeFlags = packageJson.config.nodeFlags.split(' ').filter((flag) => flag !== '');
-    expect(execForm(onlyInstruction(runtime, 'ENTRYPOINT').args)).toEqual(['tini', '--', 'node', ...nodeFlags, 'src/main.ts']);
+    expect(execForm(onlyInstruction(runtime, 'ENTRYPOINT').args)).toEqual(['tini', '--', 'node', ...nodeFlags, '/app/src/main.ts']);
     expect(execForm(onlyInstruction(runtime, 'CMD').args)).toEqual([]);
     expect(instructionsOf(runtime, 'RUN').some(({ args }) => /apt-get install -y --no-install-recommends tini\b/.test(args))).toBe(true);
     expect(onlyInstruction(runtime, 'STOPSIGNAL').args).toBe('SIGTERM');

@@ -10,8 +10,8 @@ const root = join(import.meta.dirname, '../..');
 const packageJson = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
 const lockfile = JSON.parse(readFileSync(join(root, 'package-lock.json'), 'utf8')) as { packages: Record<string, { dev?: boolean }> };
 const runtime = parseDockerfile(readFileSync(join(root, 'Dockerfile'), 'utf8')).at(-1) as DockerStage;
-/** The image's entrypoint after tini: `node <flags> src/main.ts`, run from the app folder. */
-const entrypoint = execForm(onlyInstruction(runtime, 'ENTRYPOINT').args).slice(2);
+/** The image's entrypoint after tini: `node <flags> /app/src/main.ts`. */
+const imageEntrypoint = execForm(onlyInstruction(runtime, 'ENTRYPOINT').args).slice(2);
 const imageEnv = Object.assign({}, ...instructionsOf(runtime, 'ENV').map(({ args }) => keyValues(args))) as Record<string, string>;
 const healthcheckArgs = onlyInstruction(runtime, 'HEALTHCHECK').args;
 const healthcheck = execForm(healthcheckArgs.slice(healthcheckArgs.indexOf('CMD ') + 'CMD '.length));
@@ -55,6 +55,11 @@ describe('Herald from a production install', () => {
   let data: string;
   const running: ChildProcess[] = [];
 
+  /** The image's entrypoint with its /app as the install folder here. */
+  function entrypoint(): string[] {
+    return imageEntrypoint.map((arg) => (arg.startsWith('/app/') ? join(app, arg.slice('/app/'.length)) : arg));
+  }
+
   /** Only what the image sets, plus a PATH: no NODE_PATH, no npm variables of this run. */
   function env(extra: Record<string, string>): NodeJS.ProcessEnv {
     return { PATH: process.env.PATH, ...imageEnv, HOME: home, TMPDIR: temp, HERALD_DATA_DIR: data, ...extra };
@@ -97,7 +102,7 @@ describe('Herald from a production install', () => {
   });
 
   it('prints the usage with --help', async () => {
-    const [node, ...args] = entrypoint;
+    const [node, ...args] = entrypoint();
     expect(node).toBe('node');
     const help = await run(process.execPath, [...args, '--help'], { cwd: app, env: env({}), timeoutMs: 20_000 });
     expect(help.code, help.output).toBe(0);
@@ -106,7 +111,7 @@ describe('Herald from a production install', () => {
 
   it('serves the embedded default, passes the image HEALTHCHECK, writes only to its data directory and stops on SIGTERM', async () => {
     const appBefore = snapshot(app);
-    const herald = spawn(process.execPath, entrypoint.slice(1), { cwd: app, env: env({ PORT: '0', HOST: '127.0.0.1', HERALD_GRPC_PORT: '0' }), stdio: ['ignore', 'pipe', 'pipe'] });
+    const herald = spawn(process.execPath, entrypoint().slice(1), { cwd: app, env: env({ PORT: '0', HOST: '127.0.0.1', HERALD_GRPC_PORT: '0' }), stdio: ['ignore', 'pipe', 'pipe'] });
     running.push(herald);
     let output = '';
     herald.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));

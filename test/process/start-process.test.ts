@@ -21,7 +21,7 @@ describe('the service process', () => {
     const flags = heraldNodeFlags();
     expect(flags).toEqual(expect.arrayContaining(['--max-semi-space-size=8', '--heap-growing-percent=200']));
     const entrypoint = /^ENTRYPOINT (\[.*\])$/m.exec(readFileSync(join(import.meta.dirname, '../../Dockerfile'), 'utf8'))?.[1];
-    expect(JSON.parse(entrypoint ?? '[]')).toEqual(['tini', '--', 'node', ...flags, 'src/main.ts']);
+    expect(JSON.parse(entrypoint ?? '[]')).toEqual(['tini', '--', 'node', ...flags, '/app/src/main.ts']);
     const herald = await start({ HERALD_DATA_DIR: mkdtempSync(join(tmpdir(), 'herald-proc-')) });
     const args = readFileSync(`/proc/${herald.child.pid}/cmdline`, 'utf8').split('\0');
     expect(args).toEqual(expect.arrayContaining(flags));
