@@ -1,7 +1,7 @@
 import { defineConfig } from 'vitest/config';
 
 /** The suites that speak HTTP (or gRPC) to a whole Herald: run once on the embedded backends and once on Cassandra, Redis and Kafka. */
-export const httpSuites = ['test/api/**/*.test.ts', 'test/push/api/**/*.test.ts', 'test/push/engine/**/*.test.ts', 'test/grpc/**/*.test.ts', 'test/sdk/**/*.test.ts'];
+export const httpSuites = ['test/api/**/*.test.ts', 'test/push/api/**/*.test.ts', 'test/push/engine/**/*.test.ts', 'test/grpc/**/*.test.ts', 'test/sdk/**/*.test.ts', 'test/console/api/**/*.test.ts'];
 
 /**
  * Every test except the outage phase, which takes shared services away

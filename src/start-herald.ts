@@ -12,6 +12,8 @@ export interface RunningHerald {
   runtime: Runtime;
   /** Port of the api role, when it runs. */
   port: number | undefined;
+  /** Port of the console when it has a port of its own (`console.port`) and the api role runs. */
+  consolePort: number | undefined;
   /** Port of the api role's gRPC API, when it runs and gRPC is not off. */
   grpcPort: number | undefined;
   /** The roles running, in start order. */
@@ -73,5 +75,5 @@ export async function startHerald(config: HeraldConfig, options: StartOptions): 
     return closing;
   };
   const api = roles.list.find((role) => role instanceof ApiRole);
-  return { runtime, port: api?.port, grpcPort: api?.grpcPort, internalPort, roles: roles.list, close };
+  return { runtime, port: api?.port, consolePort: api?.consolePort, grpcPort: api?.grpcPort, internalPort, roles: roles.list, close };
 }

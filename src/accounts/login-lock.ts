@@ -59,6 +59,18 @@ export class LoginLock {
     }
     await this.coord.delete(failureKey(appId, subject));
   }
+
+  /** When the lock on `subject` ends (ms), or null when it is not locked at `clock.now()`. */
+  async lockedUntil(appId: string, subject: string): Promise<number | null> {
+    const until = Number((await this.coord.get(lockKey(appId, subject))) ?? 0);
+    return until > this.clock.now() ? until : null;
+  }
+
+  /** Lifts the lock on `subject` and forgets its failures, as a correct credential would (the console's unlock). */
+  async unlock(appId: string, subject: string): Promise<void> {
+    await this.coord.delete(lockKey(appId, subject));
+    await this.coord.delete(failureKey(appId, subject));
+  }
 }
 
 function failureKey(appId: string, subject: string): string {

@@ -38,6 +38,8 @@ export interface HttpAppDeps {
   /** Which header prefixes are read, and the signature window. */
   auth: AuthConfig;
   clock: Clock;
+  /** The web console, mounted at `/console` (absent when it is off or has a port of its own). */
+  console?: Express | undefined;
 }
 
 /** The express application of the api role: `/1.1/*`, the emailed pages, health and metrics. */
@@ -56,6 +58,7 @@ export function createHttpApp(deps: HttpAppDeps): Express {
   );
   app.use(requestMetrics(deps.metrics));
   if (deps.serveOperations) app.use(operationsRoutes(deps.health, deps.metrics));
+  if (deps.console !== undefined) app.use('/console', deps.console);
   app.use('/1.1', pageRoutes(deps.accounts, deps.apps), openApiRoutes());
   // One instance of each, so a batched request reaches the very routes a direct one does.
   const objectRoutes = [userRoutes(deps.accounts), installationRoutes(deps.accounts)];

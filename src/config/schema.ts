@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { busSchema, coordinationSchema, storeSchema } from './backends-schema.ts';
+import { consoleSchema } from './console-schema.ts';
 import { appPushSchema } from './push-gateways-schema.ts';
 import { pushEngineSchema } from './push-schema.ts';
 
@@ -204,6 +205,7 @@ export const configSchema = z
     push: pushEngineSchema.default(pushEngineSchema.parse({})),
     auth: authSchema.default(authSchema.parse({})),
     apps: z.array(appSchema).default([]),
+    console: consoleSchema.default(consoleSchema.parse({})).describe('the web console: accounts, port, sessions (docs/console.md)'),
   })
   .strict()
   .superRefine((config, ctx) => {
@@ -211,6 +213,11 @@ export const configSchema = z
     config.apps.forEach((app, index) => {
       if (seen.has(app.id)) ctx.addIssue({ code: 'custom', message: `duplicate app id ${app.id}`, path: ['apps', index, 'id'] });
       seen.add(app.id);
+    });
+    config.console.accounts.forEach((account, index) => {
+      account.apps.forEach((appId, at) => {
+        if (appId !== '*' && !seen.has(appId)) ctx.addIssue({ code: 'custom', message: `no app ${appId} is configured`, path: ['console', 'accounts', index, 'apps', at] });
+      });
     });
   });
 
@@ -241,6 +248,10 @@ export const envVariables = {
   HERALD_INTERNAL_PORT: { path: ['internalPort'], type: 'int', help: 'serve /metrics, /healthz and /readyz on this port only (not on PORT)' },
   HERALD_INTERNAL_HOST: { path: ['internalHost'], type: 'string', help: 'address of the internal port (default: HOST)' },
   HERALD_GRPC_PORT: { path: ['grpcPort'], type: 'string', help: 'port of the gRPC API of the api role (default 50051; 0 picks a free one; off serves none)' },
+  HERALD_CONSOLE: { path: ['console', 'enabled'], type: 'bool', help: 'serve the web console (default true; accounts in the config file, docs/console.md)' },
+  HERALD_CONSOLE_PORT: { path: ['console', 'port'], type: 'int', help: 'serve the console on this port only, not at /console on PORT' },
+  HERALD_CONSOLE_HOST: { path: ['console', 'host'], type: 'string', help: 'address of the console port (default: HOST)' },
+  HERALD_CONSOLE_TRUST_PROXY: { path: ['console', 'trustProxy'], type: 'string', help: 'proxies to trust for X-Forwarded-Proto/-Host/-For: false (default), true or a number of hops' },
   HERALD_GRPC_WATCH_INTERVAL_MS: { path: ['grpcWatchIntervalMs'], type: 'int', help: 'how often a gRPC WatchPush reads the watched push record, in ms (default 500, at least 100)' },
   HERALD_PUBLIC_URL: { path: ['publicUrl'], type: 'string', help: 'base URL of links sent in email' },
   HERALD_DATA_DIR: { path: ['dataDir'], type: 'string', help: 'folder of the embedded store, outbox and development keys' },

@@ -2,6 +2,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createHttpApp } from '../api/http-app.ts';
 import { OutageLog } from '../api/outage-log.ts';
+import type { HeraldConsole } from '../console/console-app.ts';
+import type { ConsoleServer } from '../console/console-server.ts';
 import type { GrpcServer } from '../grpc/grpc-server.ts';
 import type { Runtime } from '../runtime/create-runtime.ts';
 import { RoleLifecycle } from './role-lifecycle.ts';
@@ -15,6 +17,9 @@ export class ApiRole implements Role {
   #server: Server | undefined;
   #port: number | undefined;
   #grpc: GrpcServer | undefined;
+  #console: HeraldConsole | undefined;
+  #consoleServer: ConsoleServer | undefined;
+  #consolePort: number | undefined;
 
   constructor(runtime: Runtime) {
     this.#runtime = runtime;
@@ -23,6 +28,11 @@ export class ApiRole implements Role {
   /** The bound HTTP port once started (useful with port 0). */
   get port(): number | undefined {
     return this.#port;
+  }
+
+  /** The bound port of the console when it has a port of its own (`console.port`). */
+  get consolePort(): number | undefined {
+    return this.#consolePort;
   }
 
   /** The bound gRPC port once started; undefined when `grpcPort` is `off`. */
@@ -49,7 +59,9 @@ export class ApiRole implements Role {
               server.close(() => resolve());
               server.closeIdleConnections();
             });
-      await Promise.all([http, this.#grpc?.close()]);
+      // Open console event streams end first, or the HTTP server would wait for them.
+      this.#console?.close();
+      await Promise.all([http, this.#grpc?.close(), this.#consoleServer?.close()]);
     });
   }
 
@@ -58,6 +70,11 @@ export class ApiRole implements Role {
     const apiLogger = logger.child({ role: 'api' });
     // One outage log for both transports: an outage is told once, whichever API refused for it.
     const outages = new OutageLog(apiLogger);
+    if (config.console.enabled) {
+      // Loaded only when served, as gRPC is.
+      const { createConsole } = await import('../console/console-app.ts');
+      this.#console = createConsole({ config: config.console, apps, accounts, push, watchIntervalMs: config.grpcWatchIntervalMs, metrics });
+    }
     const app = createHttpApp({
       accounts,
       push,
@@ -70,6 +87,7 @@ export class ApiRole implements Role {
       serveOperations: config.internalPort === undefined,
       auth: config.auth,
       clock: this.#runtime.clock,
+      console: config.console.port === undefined ? this.#console?.app : undefined,
     });
     const server = createServer(app);
     server.keepAliveTimeout = 65_000;
@@ -80,6 +98,11 @@ export class ApiRole implements Role {
     });
     this.#port = (server.address() as AddressInfo).port;
     logger.info({ role: 'api', port: this.#port }, 'api listening');
+    if (this.#console !== undefined && config.console.port !== undefined) {
+      const { ConsoleServer } = await import('../console/console-server.ts');
+      this.#consoleServer = new ConsoleServer(this.#console, apiLogger);
+      this.#consolePort = await this.#consoleServer.start(config.console.port, config.console.host ?? config.host);
+    }
     if (config.grpcPort === 'off') return;
     // Loaded only when served: a process without the api role, or with gRPC off, never pays for grpc-js.
     const { GrpcServer } = await import('../grpc/grpc-server.ts');

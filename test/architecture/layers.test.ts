@@ -24,6 +24,8 @@ const allowed: Record<string, readonly string[]> = {
   accounts: ['core', 'config', 'query'],
   devices: ['core', 'config', 'query', 'accounts', 'push'],
   push: ['core', 'config', 'query', 'accounts', 'devices', 'http2'],
+  // A transport like api/: it calls the domain's rules with the signed-in account's rights, and imports no transport, adapter or role.
+  console: ['core', 'config', 'query', 'accounts', 'devices', 'push'],
 };
 
 /** Every `from '…'` of a relative import in the TypeScript files under `dir`, with the file it is in. */

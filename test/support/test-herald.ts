@@ -79,6 +79,8 @@ export interface TestHeraldOptions {
   auth?: RawConfig['auth'];
   /** Start as `herald` does with no app configured: the app is the development app. */
   developmentKeys?: boolean;
+  /** The web console's settings (accounts, port); default on at /console with no account. */
+  console?: RawConfig['console'];
 }
 
 /** Shared coordination on the local Redis under a fresh key prefix, as several nodes of one deployment use it. */
@@ -126,6 +128,7 @@ export async function startTestHerald(options: TestHeraldOptions = {}): Promise<
     ...(bus === undefined ? {} : { bus }),
     ...(options.engine === undefined ? {} : { push: options.engine }),
     ...(options.auth === undefined ? {} : { auth: options.auth }),
+    ...(options.console === undefined ? {} : { console: options.console }),
   });
   const clock = options.clock ?? new ManualClock();
   const herald = await startHerald(

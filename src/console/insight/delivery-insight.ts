@@ -1,0 +1,69 @@
+import type { AppRuntime } from '../../accounts/account-deps.ts';
+
+/** One device's final outcome of one push, as a delivery log records it (issue 31). */
+export interface DeliveryEntry {
+  /** The installation's objectId, or the token a `/push/devices` request named. */
+  installation: string;
+  /** The push it belongs to. */
+  push: string;
+  outcome: 'delivered' | 'invalidToken' | 'failed';
+  reason: string;
+  attempts: number;
+  /** ISO time of the outcome; null when not known. */
+  at: string | null;
+}
+
+/** A push's failures: device by device when a delivery log keeps them, else counts by reason. */
+export interface FailureReport {
+  /** True when `entries` lists devices; false when only counts by reason are known. */
+  perDevice: boolean;
+  byReason: { reason: string; count: number }[];
+  /** The failed devices of this page, newest first; empty when `perDevice` is false. */
+  entries: DeliveryEntry[];
+  /** Cursor of the next page of `entries`, or null. */
+  next: string | null;
+  /** Where the figures come from, said beside them. */
+  source: string;
+}
+
+/** One rule of a push's audience, judged for one device. */
+export interface RuleCheck {
+  rule: string;
+  /** True when the rule lets the device be sent to, false when it stops it, null when it cannot be told. */
+  passed: boolean | null;
+  detail: string;
+}
+
+/** "Why didn't this device get it?" for one device and one push. */
+export interface DeviceExplanation {
+  /** The installation the device was found as, or null when none holds what was typed. */
+  installation: { objectId: string; deviceType: string; updatedAt: string } | null;
+  /** The audience's rules, in the order the engine applies them. */
+  checks: RuleCheck[];
+  /** One sentence: the first rule that stopped the device, or what is known of its delivery. */
+  verdict: string;
+  /** The delivery log's entries for the device; null where no delivery log is kept. */
+  log: DeliveryEntry[] | null;
+}
+
+export interface FailurePage {
+  limit: number;
+  cursor: string | null;
+}
+
+/**
+ * Where the push page gets failures and explanations: the console's port
+ * onto delivery outcomes. Today `RecordDeliveryInsight` answers from what
+ * Herald keeps (the push record's counters and reasons, the installation,
+ * the app's gateways); the delivery log of issue 31
+ * (`GET /1.1/notifications/<id>/deliveries`, `/explain?installation=`)
+ * implements the same two methods with per-device entries.
+ */
+export interface DeliveryInsight {
+  /** The push's failures; `push` is the record as `getPushRecord` answers it. */
+  failures(app: AppRuntime, push: Readonly<Record<string, unknown>>, page: FailurePage): Promise<FailureReport>;
+  /** Why one device (installation objectId, iOS token, installationId or registrationId) did or did not get the push; null when the push is unknown. */
+  explain(app: AppRuntime, pushId: string, device: string): Promise<DeviceExplanation | null>;
+  /** An installation's latest outcomes, newest first; null where no delivery log is kept. */
+  deviceHistory(app: AppRuntime, installationId: string, limit: number): Promise<DeliveryEntry[] | null>;
+}

@@ -1,0 +1,82 @@
+import express, { Router } from 'express';
+import type { StoredObject } from '../../core/ports/object-store.ts';
+import { ErrorCode, HeraldError } from '../../core/errors.ts';
+import { userClass } from '../../accounts/user-fields.ts';
+import { findDevice } from '../../devices/device-token-case.ts';
+import { getInstallation } from '../../devices/installation-reads.ts';
+import { deleteInstallation } from '../../devices/installation-deletion.ts';
+import { queryInstallations } from '../../devices/installation-query.ts';
+import { parseQuery } from '../../query/parse-query.ts';
+import { roleAllows } from '../session/console-accounts.ts';
+import { deviceSearches, renderDevicePage, renderDeviceSearch, type DeviceSearch } from '../views/device-pages.ts';
+import { appPath } from '../views/layout.ts';
+import { allowChange, appOf, audit, consoleCaller, sendPage, signedInOf, type ConsoleContext } from './console-context.ts';
+import { noticeText } from './notices.ts';
+
+/** Most devices one search shows. */
+const searchLimit = 50;
+
+/**
+ * Devices: found by token, installation id, channel or user through the
+ * installation rules (`queryInstallations`, unique-key lookups), shown with
+ * channels, activity and last outcomes, and deleted (`deleteInstallation`).
+ */
+export function deviceRoutes(ctx: ConsoleContext): Router {
+  const router = Router({ mergeParams: true });
+  const form = express.urlencoded({ extended: false, limit: 4 * 1024, parameterLimit: 5 });
+  const { accounts: deps } = ctx.deps;
+  const idleDays = ctx.deps.push.settings.idleInstallationDays;
+
+  router.get('/devices', async (req, res) => {
+    const app = appOf(res);
+    const by: DeviceSearch = typeof req.query.by === 'string' && Object.hasOwn(deviceSearches, req.query.by) ? (req.query.by as DeviceSearch) : 'token';
+    const q = typeof req.query.q === 'string' ? req.query.q.trim().slice(0, 4096) : '';
+    const appId = app.config.id;
+    const caller = consoleCaller(app);
+    const query = async (where: Record<string, unknown>): Promise<StoredObject[]> =>
+      (await queryInstallations(deps, caller, parseQuery({ where: JSON.stringify(where), limit: String(searchLimit) }))).body.results as StoredObject[];
+    let found: StoredObject[] | null = null;
+    if (q !== '') {
+      const installations = deps.store.installations;
+      if (by === 'token') {
+        const byToken = await findDevice(installations, appId, { field: 'deviceToken', value: q });
+        // Android registration ids have no index: the query reads the app's installations.
+        found = byToken !== null ? [byToken] : await query({ registrationId: q });
+      } else if (by === 'installationId') {
+        const byId = (await findDevice(installations, appId, { field: 'installationId', value: q })) ?? (/^[A-Za-z0-9]{1,64}$/.test(q) ? await installations.get(appId, q) : null);
+        found = byId === null ? [] : [byId];
+      } else if (by === 'channel') {
+        found = await query({ channels: q });
+      } else {
+        const user = (await deps.store.findByUnique(appId, userClass, { field: 'username', value: q })) ?? (/^[A-Za-z0-9]{1,64}$/.test(q) ? await deps.store.get(appId, userClass, q) : null);
+        found = user === null ? [] : await query({ user: { __type: 'Pointer', className: userClass, objectId: user.objectId } });
+      }
+    }
+    sendPage(res, 200, { title: 'Devices', section: 'devices', notice: noticeText(req.query.notice), body: renderDeviceSearch(appId, by, q, found, deps.clock.now(), idleDays) });
+  });
+
+  router.get('/devices/:objectId', async (req, res) => {
+    const app = appOf(res);
+    const { account, session } = signedInOf(res);
+    const objectId = String(req.params.objectId);
+    if (!/^[A-Za-z0-9]{1,64}$/.test(objectId)) throw new HeraldError(ErrorCode.objectNotFound, 'No installation with this objectId.');
+    const device = (await getInstallation(deps, consoleCaller(app), objectId)).body;
+    const history = await ctx.insight.deviceHistory(app, objectId, 20);
+    sendPage(res, 200, {
+      title: 'Device',
+      section: 'devices',
+      body: renderDevicePage({ appId: app.config.id, device, history, now: deps.clock.now(), idleDays, csrf: session.csrf, mayDelete: roleAllows(account.role, 'deleteDevice') }),
+    });
+  });
+
+  router.post('/devices/:objectId/delete', form, allowChange(ctx, 'deleteDevice', 'device.delete'), async (req, res) => {
+    const app = appOf(res);
+    const { account } = signedInOf(res);
+    const objectId = String(req.params.objectId);
+    if (!/^[A-Za-z0-9]{1,64}$/.test(objectId)) throw new HeraldError(ErrorCode.objectNotFound, 'No installation with this objectId.');
+    await deleteInstallation(deps, consoleCaller(app), objectId);
+    await audit(ctx, { actor: account.username, action: 'device.delete', app: app.config.id, target: objectId });
+    res.redirect(303, appPath(app.config.id, '/devices?notice=deleted'));
+  });
+  return router;
+}
