@@ -37,7 +37,7 @@ export const cassandraLocalDataCenter = 'datacenter1';
  * (JPMS and Netty sections): without them 5.0 fails at start-up on
  * inaccessible JDK internals.
  */
-const jdk17Flags = [
+export const jdk17Flags = [
   '-Djdk.attach.allowAttachSelf=true',
   '--add-exports', 'java.base/jdk.internal.misc=ALL-UNNAMED',
   '--add-exports', 'java.management.rmi/com.sun.jmx.remote.internal.rmi=ALL-UNNAMED',
@@ -264,7 +264,7 @@ client_encryption_options:
 }
 
 /** Everything to stdout, which the supervisor sends to cassandra.log. */
-const logbackXml = `<configuration>
+export const logbackXml = `<configuration>
   <appender name="STDOUT" class="ch.qos.logback.core.ConsoleAppender">
     <encoder><pattern>%-5level [%thread] %date{ISO8601} %F:%L - %msg%n</pattern></encoder>
   </appender>

@@ -245,7 +245,7 @@ group.initial.rebalance.delay.ms=0
  * URL-safe base64 without padding, never starting with "-" (it would read as
  * a command-line flag).
  */
-function newClusterId(): string {
+export function newClusterId(): string {
   for (;;) {
     const id = randomBytes(16).toString('base64url');
     if (!id.startsWith('-')) return id;
@@ -260,7 +260,7 @@ async function exists(file: string): Promise<boolean> {
 }
 
 /** Everything to stdout, which the supervisor sends to kafka.log. */
-const log4jProperties = `log4j.rootLogger=INFO, stdout
+export const log4jProperties = `log4j.rootLogger=INFO, stdout
 log4j.appender.stdout=org.apache.log4j.ConsoleAppender
 log4j.appender.stdout.layout=org.apache.log4j.PatternLayout
 log4j.appender.stdout.layout.ConversionPattern=[%d] %p %m (%c)%n

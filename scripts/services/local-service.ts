@@ -7,6 +7,14 @@ export function isServiceName(name: string): name is ServiceName {
   return (serviceNames as readonly string[]).includes(name);
 }
 
+/** The nodes of the replicated cluster (`npm run services -- cluster …`), apart from the services above. */
+export const clusterNodeNames = ['cassandra-1', 'cassandra-2', 'cassandra-3', 'kafka-1', 'kafka-2', 'kafka-3'] as const;
+export type ClusterNodeName = (typeof clusterNodeNames)[number];
+
+export function isClusterNodeName(name: string): name is ClusterNodeName {
+  return (clusterNodeNames as readonly string[]).includes(name);
+}
+
 /** Progress lines for people watching `up` and `down`. */
 export type Report = (line: string) => void;
 
@@ -15,7 +23,9 @@ export type Report = (line: string) => void;
  * (pidfiles, port checks, waiting, stopping) the same way for all of them.
  */
 export interface LocalService {
-  readonly name: ServiceName;
+  readonly name: ServiceName | ClusterNodeName;
+  /** The loopback address it listens on, when not the services' own (a cluster node's 127.0.0.N). */
+  readonly host?: string;
   /** This service's own folder: artifacts, config, data, log and pidfile. */
   readonly dir: string;
   /** The loopback ports it listens on; `up` refuses to start while another process holds one. */

@@ -77,17 +77,16 @@ export class ManagedProcess {
 
   /**
    * Stops the process this tool started: SIGTERM, then SIGKILL when it is
-   * still running after `graceMs`. Returns the pid it stopped, or undefined
-   * when none of ours was running (a stale pidfile is removed either way).
+   * still running after `graceMs` (or SIGKILL at once when `first` says so).
+   * Returns the pid it stopped, or undefined when none of ours was running
+   * (a stale pidfile is removed either way).
    */
-  async stop(graceMs: number): Promise<number | undefined> {
+  async stop(graceMs: number, first: 'SIGTERM' | 'SIGKILL' = 'SIGTERM'): Promise<number | undefined> {
     const pid = await this.runningPid();
     if (pid !== undefined) {
-      signal(pid, 'SIGTERM');
-      if (!(await waitForExit(pid, graceMs))) {
-        signal(pid, 'SIGKILL');
-        if (!(await waitForExit(pid, 10_000))) throw new Error(`pid ${pid} is still running after SIGKILL`);
-      }
+      signal(pid, first);
+      if (first === 'SIGTERM' && !(await waitForExit(pid, graceMs))) signal(pid, 'SIGKILL');
+      if (!(await waitForExit(pid, 10_000))) throw new Error(`pid ${pid} is still running after SIGKILL`);
     }
     await rm(this.pidFile, { force: true });
     await rm(this.cmdlineFile, { force: true });

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
-import type { LocalService, Report, ServiceName } from './local-service.ts';
+import type { LocalService, Report } from './local-service.ts';
 import { ManagedProcess, type StartedProcess } from './managed-process.ts';
 import { describePortHolder, isPortFree } from './port-check.ts';
 import { SerialQueue } from './serial-queue.ts';
@@ -16,7 +16,7 @@ export interface SupervisorOptions {
 
 /** What `up` did for one service. */
 export interface UpResult {
-  readonly name: ServiceName;
+  readonly name: LocalService['name'];
   readonly pid: number;
   /** `started` now, or found `running` (and ready) from an earlier `up`. */
   readonly outcome: 'started' | 'running';
@@ -32,7 +32,7 @@ export interface UpResult {
 }
 
 export interface ServiceStatus {
-  readonly name: ServiceName;
+  readonly name: LocalService['name'];
   readonly state: 'ready' | 'not-ready' | 'stopped';
   readonly pid: number | undefined;
   readonly detail: string;
@@ -97,11 +97,14 @@ export class ServiceSupervisor {
     return result(started.pid, 'started', detail);
   }
 
-  /** Stops the process `up` started for `service`, if it runs. Returns its pid. */
-  async down(service: LocalService): Promise<number | undefined> {
+  /**
+   * Stops the process `up` started for `service`, if it runs. Returns its pid.
+   * `SIGKILL` kills it at once, a crash for the tests of a cluster losing a node.
+   */
+  async down(service: LocalService, signal: 'SIGTERM' | 'SIGKILL' = 'SIGTERM'): Promise<number | undefined> {
     const managed = processOf(service);
     try {
-      return await managed.stop(this.options.stopGraceMs);
+      return await managed.stop(this.options.stopGraceMs, signal);
     } catch (error) {
       throw await ServiceError.withLogTail(service.name, `cannot stop: ${(error as Error).message}`, managed.logFile, { cause: error });
     }
@@ -162,10 +165,11 @@ export class ServiceSupervisor {
   /** "127.0.0.1:19042, 127.0.0.1:17000 are in use by pid 42: java …", one entry per holder. */
   private async busyPorts(service: LocalService): Promise<string[]> {
     const byHolder = new Map<string, string[]>();
+    const host = service.host ?? this.options.host;
     for (const port of service.ports) {
-      if (await isPortFree(this.options.host, port)) continue;
-      const holder = await describePortHolder(port);
-      byHolder.set(holder, [...(byHolder.get(holder) ?? []), `${this.options.host}:${port}`]);
+      if (await isPortFree(host, port)) continue;
+      const holder = await describePortHolder(port, host);
+      byHolder.set(holder, [...(byHolder.get(holder) ?? []), `${host}:${port}`]);
     }
     return [...byHolder].map(([holder, addresses]) => `${addresses.join(', ')} ${addresses.length > 1 ? 'are' : 'is'} in use by ${holder}`);
   }

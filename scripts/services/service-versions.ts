@@ -16,3 +16,9 @@ export const kafkaArtifacts: readonly MavenArtifact[] = Object.freeze([
   { groupId: 'org.apache.kafka', artifactId: 'kafka_2.13', version: serviceVersions.kafka },
   { groupId: 'org.slf4j', artifactId: 'slf4j-reload4j', version: serviceVersions.slf4j },
 ]);
+
+/** The cluster's brokers add kafka-tools: LeaderElectionCommand and ReassignPartitionsCommand, for controlled leader moves. */
+export const kafkaClusterArtifacts: readonly MavenArtifact[] = Object.freeze([
+  ...kafkaArtifacts,
+  { groupId: 'org.apache.kafka', artifactId: 'kafka-tools', version: serviceVersions.kafka },
+]);

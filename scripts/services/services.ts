@@ -97,7 +97,7 @@ export async function servicesUp(names: readonly ServiceName[] = [], context: Se
 export async function servicesDown(
   names: readonly ServiceName[] = [],
   context: ServicesContext = {},
-): Promise<{ name: ServiceName; pid: number | undefined }[]> {
+): Promise<{ name: LocalService['name']; pid: number | undefined }[]> {
   const { options, report, services, supervisor } = prepare(names, context);
   return withLock(options, report, async () => {
     const outcomes = await Promise.allSettled(
