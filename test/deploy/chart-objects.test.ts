@@ -96,6 +96,7 @@ describe('the objects each values file gives', () => {
       'Service/herald',
       'Service/herald-metrics',
       'ServiceAccount/herald',
+      'ServiceAccount/herald-migration',
     ]);
   });
 

@@ -69,7 +69,7 @@ describe("the README's Deploy on Kubernetes section", () => {
   });
 
   it('starts the trial with values the chart accepts', () => {
-    expect(section).toContain('helm install herald ./charts/herald --set persistence.enabled=true');
-    findObject(renderChart({ set: ['persistence.enabled=true'] }), 'PersistentVolumeClaim', 'herald-data');
+    expect(section).toContain('helm install herald ./charts/herald --set image.repository=herald --set persistence.enabled=true');
+    findObject(renderChart({ set: ['image.repository=herald', 'persistence.enabled=true'], testImage: false }), 'PersistentVolumeClaim', 'herald-data');
   });
 });

@@ -248,8 +248,8 @@ describe('the migration Job', () => {
     expect(envOf(herald).has('HERALD_ROLE')).toBe(false);
     expect(podSpec(job).restartPolicy).toBe('Never');
     expect(job.spec).toMatchObject({ backoffLimit: 2, activeDeadlineSeconds: 600 });
-    // At pre-install the chart's ServiceAccount does not exist yet.
-    expect(podSpec(job).serviceAccountName).toBe('default');
+    // At pre-install the chart's ServiceAccount does not exist yet: the Job has its own, a hook made before it.
+    expect(podSpec(job).serviceAccountName).toBe('herald-migration');
     expect(podSpec(job).securityContext).toMatchObject({ runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } });
     for (const container of allContainers(job)) expect(container.securityContext?.readOnlyRootFilesystem, container.name).toBe(true);
     const backendVariables = (container: ReturnType<typeof heraldContainer>) =>

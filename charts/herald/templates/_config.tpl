@@ -36,14 +36,15 @@ data:
 
 {{/*
 The value that changes when the pods' secrets change: the chart's entries, or
-with existingSecret the Secret as the cluster holds it at install or upgrade
-(`lookup`; nothing under `helm template`), so that the next upgrade after a
-change of that Secret rolls the pods.
+with existingSecret the operator's `secret.checksum` with the Secret as the
+cluster holds it at install or upgrade (`lookup`, which finds nothing under
+`helm template`, as GitOps tools render), so that a change of either rolls
+the pods.
 */}}
 {{- define "herald.secretChecksum" -}}
 {{- if .Values.secret.existingSecret }}
 {{- $existing := lookup "v1" "Secret" .Release.Namespace .Values.secret.existingSecret | default dict }}
-{{- get $existing "data" | default dict | toJson | sha256sum }}
+{{- printf "%s\n%s" .Values.secret.checksum (get $existing "data" | default dict | toJson) | sha256sum }}
 {{- else }}
 {{- include "herald.secretData" . | sha256sum }}
 {{- end }}

@@ -52,7 +52,13 @@ sender fanout api scheduler all
 {{- end }}
 
 {{- define "herald.image" -}}
-{{- printf "%s:%s" .Values.image.repository (.Values.image.tag | default .Chart.AppVersion) }}
+{{- $repository := required (include "herald.imageRequired" .) .Values.image.repository }}
+{{- printf "%s:%s" $repository (.Values.image.tag | default .Chart.AppVersion) }}
+{{- end }}
+
+{{/* What an install without image.repository says: no public registry serves Herald's image. */}}
+{{- define "herald.imageRequired" -}}
+image.repository is required: no public registry serves Herald's image. Build it from the repository (docker build -t herald:{{ .Chart.AppVersion }} .), then either push it to your registry and set image.repository=<registry>/herald, or load it into kind (kind load docker-image herald:{{ .Chart.AppVersion }}) or minikube (minikube image load herald:{{ .Chart.AppVersion }}) and set image.repository=herald
 {{- end }}
 
 {{- define "herald.serviceAccountName" -}}
@@ -60,6 +66,19 @@ sender fanout api scheduler all
 {{- default (include "herald.fullname" .) .Values.serviceAccount.name }}
 {{- else }}
 {{- default "default" .Values.serviceAccount.name }}
+{{- end }}
+{{- end }}
+
+{{/*
+The migration Job's ServiceAccount: its own (a hook made just before it), or
+the one named, or the pods' (a pre-install hook runs before the chart's own
+ServiceAccount exists, so only a named one or the namespace's default).
+*/}}
+{{- define "herald.migrationServiceAccountName" -}}
+{{- if .Values.migration.serviceAccount.create }}
+{{- .Values.migration.serviceAccount.name | default (printf "%s-migration" (include "herald.fullname" .)) }}
+{{- else }}
+{{- .Values.migration.serviceAccount.name | default .Values.serviceAccount.name | default "default" }}
 {{- end }}
 {{- end }}
 

@@ -1,7 +1,10 @@
 {{/*
 The pod every Herald process runs in, for a role's Deployment and for the
-migration Job. Call with (dict "root" $ "role" "<role>") for a role, or
-(dict "root" $ "migration" true "configMap" "<name>" "secret" "<name>").
+migration and import Jobs. Call with (dict "root" $ "role" "<role>") for a
+role, or for a Job (dict "root" $ "job" true "args" (list "migrate")
+"resources" <resources> "serviceAccount" "<name>"), optionally with
+"configMap" "<name>" "secret" "<name>", and "extraVolumes" and "extraMounts"
+(lists) for what the Job reads.
 
 An init container writes Herald's config file, with the apps' keys from the
 Secret, to a memory volume; Herald then runs as the image's non-root user on a
@@ -10,13 +13,14 @@ read-only root filesystem, writing only /data and /tmp.
 {{- define "herald.podSpec" -}}
 {{- $root := .root }}
 {{- $v := $root.Values }}
-{{- $migration := .migration | default false }}
+{{- $job := .job | default false }}
 {{- $role := .role | default "" }}
-{{- $servesApi := and (not $migration) (eq (include "herald.servesApi" $role) "true") }}
+{{- $servesApi := and (not $job) (eq (include "herald.servesApi" $role) "true") }}
 {{- $configMap := .configMap | default (include "herald.fullname" $root) }}
 {{- $secret := .secret | default (include "herald.secretName" $root) }}
-{{- /* A pre-install hook runs before the chart's ServiceAccount exists: it uses the named one, or the namespace's default. */ -}}
-{{- if or $migration (not $v.serviceAccount.create) }}
+{{- if .serviceAccount }}
+serviceAccountName: {{ .serviceAccount }}
+{{- else if not $v.serviceAccount.create }}
 serviceAccountName: {{ $v.serviceAccount.name | default "default" }}
 {{- else }}
 serviceAccountName: {{ include "herald.serviceAccountName" $root }}
@@ -31,7 +35,7 @@ priorityClassName: {{ . }}
 {{- end }}
 securityContext:
   {{- toYaml $v.podSecurityContext | nindent 2 }}
-{{- if $migration }}
+{{- if $job }}
 restartPolicy: Never
 {{- else }}
 terminationGracePeriodSeconds: {{ (index $v $role).terminationGracePeriodSeconds }}
@@ -63,11 +67,11 @@ containers:
   - name: herald
     image: {{ include "herald.image" $root }}
     imagePullPolicy: {{ $v.image.pullPolicy }}
-    {{- if $migration }}
-    args: ["migrate"]
+    {{- with .args }}
+    args: {{ toJson . }}
     {{- end }}
     env:
-      {{- if not $migration }}
+      {{- if not $job }}
       - name: HERALD_ROLE
         value: {{ $role }}
       {{- end }}
@@ -89,9 +93,9 @@ containers:
       {{- end }}
     securityContext:
       {{- toYaml $v.securityContext | nindent 6 }}
-    {{- if $migration }}
+    {{- if $job }}
     resources:
-      {{- toYaml $v.migration.resources | nindent 6 }}
+      {{- toYaml .resources | nindent 6 }}
     {{- else }}
     resources:
       {{- toYaml (index $v $role).resources | nindent 6 }}
@@ -125,6 +129,9 @@ containers:
       - { name: secret, mountPath: /etc/herald/secret, readOnly: true }
       - { name: data, mountPath: /data }
       - { name: tmp, mountPath: /tmp }
+      {{- with .extraMounts }}
+      {{- toYaml . | nindent 6 }}
+      {{- end }}
 volumes:
   - name: config
     configMap:
@@ -148,6 +155,9 @@ volumes:
     emptyDir:
       sizeLimit: 1Gi
     {{- end }}
+{{- with .extraVolumes }}
+{{- toYaml . | nindent 2 }}
+{{- end }}
 {{- with $v.nodeSelector }}
 nodeSelector:
   {{- toYaml . | nindent 2 }}
@@ -160,7 +170,7 @@ tolerations:
 affinity:
   {{- toYaml . | nindent 2 }}
 {{- end }}
-{{- if and (not $migration) $v.topologySpread.enabled }}
+{{- if and (not $job) $v.topologySpread.enabled }}
 topologySpreadConstraints:
   {{- range $key := list "topology.kubernetes.io/zone" "kubernetes.io/hostname" }}
   - maxSkew: {{ $v.topologySpread.maxSkew }}

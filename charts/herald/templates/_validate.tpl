@@ -5,6 +5,9 @@ install, naming the values, what Herald itself would refuse at start
 */}}
 {{- define "herald.validate" -}}
 {{- $v := .Values }}
+{{- if not $v.image.repository }}
+{{- fail (include "herald.imageRequired" .) }}
+{{- end }}
 {{- $cassandra := include "herald.cassandra" . }}
 {{- $kafka := include "herald.kafka" . }}
 {{- $redis := include "herald.redis" . }}

@@ -58,10 +58,20 @@ export interface RenderOptions {
   setJson?: readonly string[];
   /** API versions the pretend cluster serves (`--api-versions`). */
   apiVersions?: readonly string[];
+  /**
+   * Whether a values file naming an image (support/image-values.yaml) comes
+   * first, under the others: the chart requires image.repository. Default
+   * true; false renders the values exactly as given.
+   */
+  testImage?: boolean;
 }
+
+/** The values file with the image the chart tests render with (image.repository is required). */
+export const testImageValues = path.join(path.dirname(fileURLToPath(import.meta.url)), 'image-values.yaml');
 
 function valueArgs(options: RenderOptions): string[] {
   return [
+    ...(options.testImage === false ? [] : ['-f', testImageValues]),
     ...(options.values ?? []).flatMap((file) => ['-f', file]),
     ...(options.set ?? []).flatMap((pair) => ['--set', pair]),
     ...(options.setJson ?? []).flatMap((pair) => ['--set-json', pair]),
