@@ -24,10 +24,11 @@ export interface HeraldConsole {
   close(): void;
 }
 
-/** The console's two files, read once at start and served with the console's headers. */
+/** The console's three files, read once at start and served with the console's headers. */
 const staticFiles: Record<string, { type: string; body: Buffer }> = {
   'console.css': { type: 'text/css; charset=utf-8', body: readFileSync(new URL('./static/console.css', import.meta.url)) },
   'console.js': { type: 'text/javascript; charset=utf-8', body: readFileSync(new URL('./static/console.js', import.meta.url)) },
+  'favicon.svg': { type: 'image/svg+xml', body: readFileSync(new URL('./static/favicon.svg', import.meta.url)) },
 };
 
 /**

@@ -46,7 +46,8 @@ export function composeRoutes(ctx: ConsoleContext): Router {
       request = readPush(composed, now);
     } catch (error) {
       if (!(error instanceof HeraldError)) throw error;
-      if (wantsJson(req)) return void res.status(400).json({ ...error.toBody(), apns: null, fcm: null, notes: [] });
+      // The script's live preview shows the problem in place of the payloads: an answer, not a failed request.
+      if (wantsJson(req)) return void res.status(action === 'preview' ? 200 : 400).json({ ...error.toBody(), apns: null, fcm: null, notes: [] });
       return show(res, 400, { form: values }, error.message);
     }
     if (action === 'preview') {

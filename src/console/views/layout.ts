@@ -37,6 +37,7 @@ export function renderConsolePage(frame: PageFrame): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex">
 <title>${frame.title} · Herald console</title>
+<link rel="icon" href="${consolePath('/static/favicon.svg')}" type="image/svg+xml">
 <link rel="stylesheet" href="${consolePath('/static/console.css')}">
 <script src="${consolePath('/static/console.js')}" defer></script>
 </head>
