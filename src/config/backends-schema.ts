@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { cassandraConsistencyDefaults, readWriteLevels, serialLevels } from '../store/cassandra/consistency-settings.ts';
 
 /**
  * Where state lives: the embedded default (SQLite, in-memory coordination,
@@ -93,6 +94,18 @@ export const storeSchema = z.preprocess(
       passwordFile: filePath.optional().describe('file holding the password (one trailing newline is ignored)'),
       tls: tlsSchema.default(tlsOff),
       requestTimeoutMs: z.number().int().min(100).max(120_000).default(5000),
+      consistency: z
+        .object({
+          read: z.enum(readWriteLevels).default(cassandraConsistencyDefaults.read).describe('every read: LOCAL_QUORUM (default), QUORUM, EACH_QUORUM or ALL'),
+          write: z.enum(readWriteLevels).default(cassandraConsistencyDefaults.write).describe('every write: LOCAL_QUORUM (default), QUORUM, EACH_QUORUM or ALL'),
+          serial: z
+            .enum(serialLevels)
+            .default(cassandraConsistencyDefaults.serial)
+            .describe('Paxos of the lightweight transactions (unique claims, revisions): LOCAL_SERIAL (default) or SERIAL'),
+        })
+        .strict()
+        .default({ ...cassandraConsistencyDefaults })
+        .describe('Cassandra consistency levels; majorities only, so that every read sees every acknowledged write (docs/cassandra-store.md)'),
       sqliteSync: z
         .enum(['normal', 'full'])
         .default('normal')
@@ -162,6 +175,31 @@ export const busSchema = z.preprocess(
         .max(300_000)
         .default(30_000)
         .describe('(Kafka\'s group.min.session.timeout.ms is 6 s) a consumer that sends no heartbeat for this long is dropped and its partitions go to the others'),
+      replicationFactor: z
+        .number()
+        .int()
+        .min(1)
+        .max(32)
+        .optional()
+        .describe('replicas of each topic Herald creates; default 3, or the number of brokers when fewer answer'),
+      minInsyncReplicas: z
+        .number()
+        .int()
+        .min(1)
+        .max(32)
+        .optional()
+        .describe('min.insync.replicas of each topic Herald creates: replicas that must have a message before it is acknowledged (acks=all); default 2 at a replication factor of 3 or more, else 1'),
+      idempotentProducer: z
+        .boolean()
+        .default(true)
+        .describe('the producer numbers its batches so that a retried send is written once (Kafka idempotence); acks=all either way'),
+      maxInFlightRequests: z
+        .number()
+        .int()
+        .min(1)
+        .max(5)
+        .default(5)
+        .describe('produce requests in flight at once (at most 5, which keeps an idempotent producer ordered)'),
       topics: z
         .object({
           pushRequests: z.number().int().min(1).max(1024).default(6).describe('partitions of push.requests'),
@@ -171,7 +209,12 @@ export const busSchema = z.preprocess(
         .default({ pushRequests: 6, pushTasks: 24 }),
     })
     .strict()
-    .superRefine(requiredFor('kafka', 'brokers', 'the bus is kafka')),
+    .superRefine(requiredFor('kafka', 'brokers', 'the bus is kafka'))
+    .superRefine((bus, ctx) => {
+      if (bus.replicationFactor !== undefined && bus.minInsyncReplicas !== undefined && bus.minInsyncReplicas > bus.replicationFactor) {
+        ctx.addIssue({ code: 'custom', message: 'min.insync.replicas above the replication factor would refuse every message', path: ['minInsyncReplicas'] });
+      }
+    }),
 );
 
 export type StoreConfig = z.output<typeof storeSchema>;

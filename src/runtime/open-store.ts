@@ -88,6 +88,7 @@ function cassandraConnection(config: StoreConfig): CassandraConnectionOptions {
     password: passwordOf(config, ['store']),
     tls: tlsOptionsOf(config.tls, ['store', 'tls']),
     requestTimeoutMs: config.requestTimeoutMs,
+    consistency: config.consistency,
   };
 }
 

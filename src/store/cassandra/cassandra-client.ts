@@ -1,24 +1,20 @@
 import { Client, policies, types, type ArrayOrObject, type ClientOptions, type QueryOptions } from 'cassandra-driver';
 import { cassandraDefaults, type CassandraConnectionOptions } from './cassandra-store-options.ts';
 import { translateCassandraError } from './cassandra-errors.ts';
+import { consistencyCode } from './consistency-levels.ts';
+import { cassandraConsistencyDefaults } from './consistency-settings.ts';
 
 /** What the tables need of a client: running one statement (a Client is one). */
 export interface CqlSession {
   execute(query: string, params?: ArrayOrObject, options?: QueryOptions): Promise<types.ResultSet>;
 }
 
-export const consistency = {
-  /** Reads and writes: a majority of the local datacenter's replicas. */
-  write: types.consistencies.localQuorum,
-  /** Paxos phase of lightweight transactions, and reads that must see them settled. */
-  serial: types.consistencies.localSerial,
-} as const;
-
 /**
- * Opens a client with Herald's defaults: prepared statements, LOCAL_QUORUM,
- * LOCAL_SERIAL for lightweight transactions, and reconnection attempts at
- * most a few seconds apart so that the store recovers soon after Cassandra
- * does. Fails with ServiceUnavailableError when no node answers in time.
+ * Opens a client with Herald's defaults: prepared statements, the configured
+ * write and serial levels (LOCAL_QUORUM and LOCAL_SERIAL unless set; reads
+ * get theirs from `leveledSession`), and reconnection attempts at most a few
+ * seconds apart so that the store recovers soon after Cassandra does. Fails
+ * with ServiceUnavailableError when no node answers in time.
  */
 export async function connectCassandra(options: CassandraConnectionOptions): Promise<Client> {
   const client = new Client(clientOptions(options));
@@ -33,6 +29,7 @@ export async function connectCassandra(options: CassandraConnectionOptions): Pro
 
 function clientOptions(options: CassandraConnectionOptions): ClientOptions {
   const requestTimeoutMs = options.requestTimeoutMs ?? cassandraDefaults.requestTimeoutMs;
+  const levels = { ...cassandraConsistencyDefaults, ...options.consistency };
   return {
     contactPoints: [...options.contactPoints],
     localDataCenter: options.localDataCenter,
@@ -41,9 +38,19 @@ function clientOptions(options: CassandraConnectionOptions): ClientOptions {
     ...(options.tls === undefined ? {} : { sslOptions: { ...options.tls, rejectUnauthorized: true } }),
     // Protocol v4, the highest this driver speaks: asked for v5 first, a Cassandra 5 node over TLS answers the
     // refusal twice, the driver frees the same stream id twice and later sends two requests on one id.
-    protocolOptions: { maxVersion: types.protocolVersion.v4 },
+    // The port of the nodes the driver discovers (it reads no port from system.peers): the contact points' own.
+    protocolOptions: { maxVersion: types.protocolVersion.v4, port: nativePort(options.contactPoints) },
     socketOptions: { connectTimeout: options.connectTimeoutMs ?? cassandraDefaults.connectTimeoutMs, readTimeout: requestTimeoutMs },
     policies: { reconnection: new policies.reconnection.ExponentialReconnectionPolicy(200, 5_000, true) },
-    queryOptions: { prepare: true, consistency: consistency.write, serialConsistency: consistency.serial },
+    queryOptions: { prepare: true, consistency: consistencyCode(levels.write), serialConsistency: consistencyCode(levels.serial) },
   };
+}
+
+/** The CQL port the contact points name (the first that names one), else Cassandra's 9042. */
+export function nativePort(contactPoints: readonly string[]): number {
+  for (const point of contactPoints) {
+    const port = /:(\d{1,5})$/.exec(point)?.[1];
+    if (port !== undefined) return Number(port);
+  }
+  return 9042;
 }

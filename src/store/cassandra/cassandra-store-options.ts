@@ -1,6 +1,7 @@
 import type { ConnectionOptions } from 'node:tls';
 import type { Clock } from '../../core/clock.ts';
 import type { ClassDescriptors } from '../../core/ports/object-store.ts';
+import type { CassandraConsistency } from './consistency-settings.ts';
 
 /**
  * Keyspace replication, used only when the keyspace is created: CQL map text
@@ -30,6 +31,8 @@ export interface CassandraConnectionOptions {
   requestTimeoutMs?: number;
   /** How long opening a connection may take. Default 5000 ms. */
   connectTimeoutMs?: number;
+  /** Consistency levels of reads, writes and lightweight transactions; default LOCAL_QUORUM, LOCAL_QUORUM, LOCAL_SERIAL. */
+  consistency?: Partial<CassandraConsistency>;
 }
 
 export interface CassandraStoreOptions extends CassandraConnectionOptions {

@@ -14,6 +14,8 @@ import { CassandraInstallationStore } from './cassandra-installation-store.ts';
 import { CassandraPushStore } from './cassandra-push-store.ts';
 import { CassandraScheduledPushStore } from './cassandra-scheduled-push-store.ts';
 import { cassandraDefaults, type CassandraStoreOptions } from './cassandra-store-options.ts';
+import { leveledSession } from './consistency-levels.ts';
+import { cassandraConsistencyDefaults } from './consistency-settings.ts';
 import { runCassandraMigrations, type MigrationLogger } from './migrations.ts';
 import { ObjectTable } from './object-table.ts';
 import { ObjectWrites } from './object-writes.ts';
@@ -62,11 +64,13 @@ export class CassandraStore implements Store {
   private constructor(client: Client, options: CassandraStoreOptions, shardCount: number) {
     const fetchSize = options.fetchSize ?? cassandraDefaults.fetchSize;
     const clock = options.clock ?? systemClock;
-    const session = guarded(client, () => this.#closing !== undefined);
+    // Every statement at the configured levels: reads at `read`, writes at `write`, Paxos at `serial`.
+    const leveled = leveledSession(client, { ...cassandraConsistencyDefaults, ...options.consistency });
+    const session = guarded(leveled, () => this.#closing !== undefined);
     this.#client = client;
-    this.#objects = new ObjectTable(client, options.keyspace, fetchSize);
-    this.#writes = new ObjectWrites(client, options.keyspace, this.#objects, options.classes);
-    this.#tokens = new TokenTable(client, options.keyspace, clock);
+    this.#objects = new ObjectTable(leveled, options.keyspace, fetchSize);
+    this.#writes = new ObjectWrites(leveled, options.keyspace, this.#objects, options.classes);
+    this.#tokens = new TokenTable(leveled, options.keyspace, clock);
     this.installations = new CassandraInstallationStore(session, options.keyspace, shardCount);
     this.pushes = new CassandraPushStore(session, options.keyspace, {
       clock,
@@ -146,7 +150,7 @@ async function settleShardCount(session: CqlSession, keyspace: string, shardCoun
  * The client as the push data tables use it: refused once the store is
  * closing, and every failure to reach Cassandra answered as 503.
  */
-function guarded(client: Client, closing: () => boolean): CqlSession {
+function guarded(client: CqlSession, closing: () => boolean): CqlSession {
   const execute = async (query: string, params?: ArrayOrObject, options?: QueryOptions): Promise<types.ResultSet> => {
     if (closing()) throw closedStoreError();
     try {

@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { types } from 'cassandra-driver';
 import { DuplicateValueError } from '../../core/errors.ts';
 import type { UniqueKey } from '../../core/ports/object-store.ts';
-import { consistency, type CqlSession } from './cassandra-client.ts';
+import type { CqlSession } from './cassandra-client.ts';
+import { serialRead } from './consistency-levels.ts';
 
 /*
  * Unique values are rows of `unique_values`, one partition per (app, class,
@@ -157,7 +158,7 @@ export class UniqueClaims {
     const result = await this.#session.execute(
       `SELECT claim_id, WRITETIME(claim_id) AS written, currentTimestamp() AS now FROM ${this.#table} WHERE ${this.#where}`,
       params,
-      { consistency: consistency.serial },
+      { consistency: serialRead },
     );
     const row = result.first() as types.Row | null;
     if (row === null || row.get('claim_id') !== claimId) return true;
