@@ -45,6 +45,10 @@ export function kafkaBusOptions(config: BusConfig, logger: Logger): KafkaBusOpti
     logger,
     tls: tlsOptionsOf(config.tls, ['bus', 'tls']),
     sasl: sasl === undefined ? undefined : { mechanism: sasl.mechanism, username: sasl.username, password: passwordOf(sasl, ['bus', 'sasl']) ?? '' },
+    replicationFactor: config.replicationFactor,
+    minInsyncReplicas: config.minInsyncReplicas,
+    idempotent: config.idempotentProducer,
+    maxInFlightRequests: config.maxInFlightRequests,
     sessionTimeoutMs: config.sessionTimeoutMs,
     // A third of the session timeout, as Kafka advises.
     heartbeatIntervalMs: Math.floor(config.sessionTimeoutMs / 3),

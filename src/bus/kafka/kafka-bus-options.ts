@@ -27,8 +27,18 @@ export interface KafkaBusOptions {
    * fails with `ServiceUnavailableError`; default 5.
    */
   retries?: number;
-  /** Replicas of each topic `ensureTopics` creates; default the broker's `default.replication.factor`. */
+  /** Replicas of each topic `ensureTopics` creates; default 3, or the number of brokers when fewer answer. */
   replicationFactor?: number;
+  /**
+   * `min.insync.replicas` of each topic `ensureTopics` creates: how many
+   * replicas must have a message before a produce (acks=all) is answered;
+   * default 2 when the replication factor is 3 or more, else 1.
+   */
+  minInsyncReplicas?: number;
+  /** Number every batch so that one sent again after a lost answer is written once (Kafka idempotence); default true. */
+  idempotent?: boolean;
+  /** Produce requests in flight at once; at most 5, which keeps an idempotent producer's batches in order. Default 5. */
+  maxInFlightRequests?: number;
   /** A member that sends no heartbeat for this long is dropped from its group; default 30 s. */
   sessionTimeoutMs?: number;
   /** Default 3 s; must be below the session timeout (a third of it is usual). */
@@ -50,7 +60,11 @@ export interface KafkaBusSettings {
   readonly connectionTimeoutMs: number;
   readonly requestTimeoutMs: number;
   readonly retries: number;
-  readonly replicationFactor: number;
+  /** Undefined: chosen when topics are created, from the brokers that answer. */
+  readonly replicationFactor: number | undefined;
+  readonly minInsyncReplicas: number | undefined;
+  readonly idempotent: boolean;
+  readonly maxInFlightRequests: number;
   readonly sessionTimeoutMs: number;
   readonly heartbeatIntervalMs: number;
   readonly rebalanceTimeoutMs: number;
@@ -67,8 +81,10 @@ export function compileKafkaBusOptions(options: KafkaBusOptions): KafkaBusSettin
     connectionTimeoutMs: options.connectionTimeoutMs ?? 3_000,
     requestTimeoutMs: options.requestTimeoutMs ?? 30_000,
     retries: options.retries ?? 5,
-    // -1 asks the broker for its default.
-    replicationFactor: options.replicationFactor ?? -1,
+    replicationFactor: options.replicationFactor,
+    minInsyncReplicas: options.minInsyncReplicas,
+    idempotent: options.idempotent ?? true,
+    maxInFlightRequests: options.maxInFlightRequests ?? 5,
     sessionTimeoutMs: options.sessionTimeoutMs ?? 30_000,
     heartbeatIntervalMs: options.heartbeatIntervalMs ?? 3_000,
     rebalanceTimeoutMs: options.rebalanceTimeoutMs ?? 60_000,
@@ -76,8 +92,18 @@ export function compileKafkaBusOptions(options: KafkaBusOptions): KafkaBusSettin
   };
   if (settings.brokers.length === 0) throw new TypeError('KafkaBus: brokers must list at least one broker');
   if (!Number.isInteger(settings.retries) || settings.retries < 0) throw new RangeError('KafkaBus: retries must be a whole number');
+  if (!Number.isInteger(settings.maxInFlightRequests) || settings.maxInFlightRequests < 1 || settings.maxInFlightRequests > 5) {
+    throw new RangeError('KafkaBus: maxInFlightRequests must be 1 to 5');
+  }
   if (settings.heartbeatIntervalMs >= settings.sessionTimeoutMs) {
     throw new RangeError('KafkaBus: heartbeatIntervalMs must be below sessionTimeoutMs');
   }
   return Object.freeze(settings);
+}
+
+/** The replication of new topics on a cluster of `brokers`: the settings, or 3 (at most the brokers) with min.insync.replicas one less, at least 1. */
+export function topicReplication(settings: Pick<KafkaBusSettings, 'replicationFactor' | 'minInsyncReplicas'>, brokers: number): { replicationFactor: number; minInsyncReplicas: number } {
+  const replicationFactor = settings.replicationFactor ?? Math.max(1, Math.min(3, brokers));
+  const minInsyncReplicas = settings.minInsyncReplicas ?? (replicationFactor >= 3 ? 2 : 1);
+  return { replicationFactor, minInsyncReplicas };
 }

@@ -1,9 +1,10 @@
-import { Kafka, Partitioners, type Admin, type Producer } from 'kafkajs';
+import { Kafka, Partitioners, type Admin } from 'kafkajs';
 import type { Logger } from '../../core/logger.ts';
 import type { Bus, OutgoingMessage, SubscribeOptions, Subscription, TopicSpec, TopicState } from '../../core/ports/bus.ts';
 import { partitionForKey } from '../key-partition.ts';
 import { checkTopicSpecs, compileSubscribeOptions } from '../subscribe-options.ts';
-import { compileKafkaBusOptions, type KafkaBusOptions, type KafkaBusSettings } from './kafka-bus-options.ts';
+import { IdempotentProducer } from './idempotent-producer.ts';
+import { compileKafkaBusOptions, topicReplication, type KafkaBusOptions, type KafkaBusSettings } from './kafka-bus-options.ts';
 import { toBusError } from './kafka-errors.ts';
 import { kafkaLogCreator, kafkaLogLevel } from './kafka-log.ts';
 import { KafkaSubscription } from './kafka-subscription.ts';
@@ -21,7 +22,7 @@ export class KafkaBus implements Bus {
   readonly #settings: KafkaBusSettings;
   readonly #logger: Logger;
   readonly #kafka: Kafka;
-  readonly #producer: LazyConnection<Producer>;
+  readonly #producer: IdempotentProducer;
   readonly #admin: LazyConnection<Admin>;
   readonly #partitionCounts: PartitionCounts;
   readonly #subscriptions = new Set<KafkaSubscription>();
@@ -45,13 +46,13 @@ export class KafkaBus implements Bus {
       logCreator: kafkaLogCreator(this.#logger),
       socketFactory: options.socketFactory,
     });
-    this.#producer = new LazyConnection(
-      this.#kafka.producer({
-        // Named explicitly: it is Kafka's murmur2 partitioner, which `partitionForKey` mirrors.
-        createPartitioner: Partitioners.DefaultPartitioner,
-        allowAutoTopicCreation: false,
-      }),
-    );
+    this.#producer = new IdempotentProducer(this.#kafka, {
+      idempotent: this.#settings.idempotent,
+      maxInFlightRequests: this.#settings.maxInFlightRequests,
+      retries: this.#settings.retries,
+      // Named explicitly: it is Kafka's murmur2 partitioner, which `partitionForKey` mirrors.
+      createPartitioner: Partitioners.DefaultPartitioner,
+    });
     this.#admin = new LazyConnection(this.#kafka.admin());
     this.#partitionCounts = new PartitionCounts(() => this.#admin.get());
   }
@@ -66,18 +67,30 @@ export class KafkaBus implements Bus {
       const missing = specs.filter((spec) => !existing.has(spec.name));
       // Another node may create the same topics at the same moment; kafkajs answers false then.
       // Leaders are waited for by topicMetadata: kafkajs's own wait gives up on UNKNOWN_TOPIC_OR_PARTITION.
+      const replication = topicReplication(this.#settings, missing.length > 0 ? (await admin.describeCluster()).brokers.length : 1);
       const created =
         missing.length > 0 &&
         (await admin.createTopics({
-          topics: missing.map((spec) => ({ topic: spec.name, numPartitions: spec.partitions, replicationFactor: this.#settings.replicationFactor })),
+          topics: missing.map((spec) => ({
+            topic: spec.name,
+            numPartitions: spec.partitions,
+            replicationFactor: replication.replicationFactor,
+            configEntries: [{ name: 'min.insync.replicas', value: String(replication.minInsyncReplicas) }],
+          })),
           waitForLeaders: false,
         }));
+      if (created) this.#logger.info({ topics: missing.map((spec) => spec.name), ...replication }, 'created topics');
       const metadata = await topicMetadata(admin, specs);
       return specs.map((spec) => {
-        const partitions = metadata.topics.find((topic) => topic.name === spec.name)?.partitions.length ?? 0;
+        const topic = metadata.topics.find((candidate) => candidate.name === spec.name);
+        const partitions = topic?.partitions.length ?? 0;
         this.#partitionCounts.remember(spec.name, partitions);
         if (partitions !== spec.partitions) {
           this.#logger.warn({ topic: spec.name, partitions, wanted: spec.partitions }, 'topic exists with another partition count; kept as it is');
+        }
+        const replicas = Math.min(...(topic?.partitions ?? []).map((partition) => partition.replicas.length));
+        if (this.#settings.replicationFactor !== undefined && replicas < this.#settings.replicationFactor) {
+          this.#logger.warn({ topic: spec.name, replicas, wanted: this.#settings.replicationFactor }, 'topic exists with fewer replicas than configured; kept as it is');
         }
         return { name: spec.name, partitions, created: created && missing.includes(spec) };
       });
@@ -93,15 +106,18 @@ export class KafkaBus implements Bus {
    * leader moves, or on a topic just created), it sends the whole request again,
    * and the partitions that had accepted would hold those messages twice. Split
    * this way, a retry repeats only what was refused. The partition is the one
-   * kafkajs' default partitioner would pick (`partitionForKey`).
+   * kafkajs' default partitioner would pick (`partitionForKey`). Every send
+   * waits for all in-sync replicas (acks=all; the topic's min.insync.replicas
+   * says how many must be), and with idempotence a batch retried after a lost
+   * answer is written once (`IdempotentProducer`).
    */
   async publish(topic: string, messages: readonly OutgoingMessage[]): Promise<void> {
     this.#assertOpen();
     if (messages.length === 0) return;
     try {
-      const [producer, partitions] = await Promise.all([this.#producer.get(), this.#partitionCounts.of(topic)]);
+      const partitions = await this.#partitionCounts.of(topic);
       const sends = [...byPartition(messages, partitions)].map(([partition, ofPartition]) =>
-        producer.send({
+        this.#producer.send(`${topic}/${partition}`, {
           topic,
           // -1: every in-sync replica has the messages before the call resolves.
           acks: -1,
