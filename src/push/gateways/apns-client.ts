@@ -5,7 +5,7 @@ import { withAnswerCause } from './answer-cause.ts';
 import { authorizationOutcome } from './authorization-source.ts';
 import { classifyApnsResponse, readApnsError, type ApnsError } from './classify-apns-response.ts';
 import { noAnswerOutcome } from './delivery-reasons.ts';
-import { delivered, type ApnsDelivery, type DeliveryOutcome, type GatewayClient } from './delivery.ts';
+import { delivered, type ApnsDelivery, type DeliveryOutcome, type DeliveryReceipt, type GatewayClient } from './delivery.ts';
 import { createGatewayTransport } from './create-gateway-transport.ts';
 import type { GatewayAnswer, GatewayRequest, GatewayTransport } from './gateway-transport.ts';
 import { parseRetryAfter } from './retry-after.ts';
@@ -67,11 +67,12 @@ export class ApnsClient implements GatewayClient<ApnsDelivery> {
   /**
    * Sends one notification and classifies the answer; never rejects. With
    * token auth, an ExpiredProviderToken or InvalidProviderToken answer signs a
-   * new token and sends once more.
+   * new token and sends once more. `receipt` gets the status and `apns-id`
+   * of the answer.
    */
-  async send(delivery: ApnsDelivery): Promise<DeliveryOutcome> {
+  async send(delivery: ApnsDelivery, receipt?: DeliveryReceipt): Promise<DeliveryOutcome> {
     const token = this.#token;
-    if (token === undefined) return this.#outcome(await this.#pool.exchange(requestOf(delivery, undefined)));
+    if (token === undefined) return this.#outcome(noted(await this.#pool.exchange(requestOf(delivery, undefined)), receipt));
 
     let authorization = token.authorization();
     try {
@@ -79,7 +80,7 @@ export class ApnsClient implements GatewayClient<ApnsDelivery> {
     } catch (error) {
       return authorizationOutcome(error, 'ProviderTokenUnavailable');
     }
-    const exchange = await this.#pool.exchange(requestOf(delivery, authorization));
+    const exchange = noted(await this.#pool.exchange(requestOf(delivery, authorization)), receipt);
     if (exchange.status !== 403) return this.#outcome(exchange);
 
     const error = readApnsError(exchange.body);
@@ -89,7 +90,7 @@ export class ApnsClient implements GatewayClient<ApnsDelivery> {
     } catch (refreshError) {
       return authorizationOutcome(refreshError, 'ProviderTokenUnavailable');
     }
-    return this.#outcome(await this.#pool.exchange(requestOf(delivery, authorization)));
+    return this.#outcome(noted(await this.#pool.exchange(requestOf(delivery, authorization)), receipt));
   }
 
   /** Stops taking deliveries, waits for those in flight, closes the sessions; idempotent. */
@@ -116,6 +117,15 @@ export class ApnsClient implements GatewayClient<ApnsDelivery> {
     if (outcome.reason === 'Other') this.#unknownReasons.answer(status, error.reason, body);
     return withAnswerCause(outcome, status, body);
   }
+}
+
+/** Notes an answer's status and `apns-id` (the id Apple's tools find a notification by) on the receipt, if any. */
+function noted(exchange: GatewayAnswer, receipt: DeliveryReceipt | undefined): GatewayAnswer {
+  if (receipt !== undefined) {
+    receipt.status = exchange.status;
+    receipt.messageId = exchange.status === 0 ? undefined : exchange.header('apns-id');
+  }
+  return exchange;
 }
 
 function requestOf(delivery: ApnsDelivery, authorization: string | undefined): GatewayRequest {

@@ -66,11 +66,24 @@ export type DeliveryOutcome =
   /** Not delivered and sending it again would not help. */
   | { kind: 'failed'; reason: string; cause?: string };
 
+/**
+ * What a client notes of its answer to one delivery beside the outcome, when
+ * the caller hands it one (the delivery log's `status` and `messageId`): the
+ * APNs and FCM clients write it after every exchange, so after retries it
+ * holds the last answer's. Phone makers answer for a batch and leave it.
+ */
+export interface DeliveryReceipt {
+  /** The answer's HTTP status; 0 when no answer came. */
+  status: number;
+  /** The gateway's id of the message, where it gives one per device: APNs's `apns-id`. */
+  messageId: string | undefined;
+}
+
 /** A gateway client as the sender and `deliverWithRetry` use it. */
 export interface GatewayClient<D> {
   readonly gateway: GatewayName;
-  /** Sends one delivery; never rejects: every problem is an outcome. */
-  send(delivery: D): Promise<DeliveryOutcome>;
+  /** Sends one delivery; never rejects: every problem is an outcome. `receipt`, when given, is filled as the answer is read. */
+  send(delivery: D, receipt?: DeliveryReceipt): Promise<DeliveryOutcome>;
 }
 
 /** The one `delivered` outcome, shared so that the hot path allocates nothing for it. */

@@ -3,7 +3,7 @@ import { withAnswerCause } from './answer-cause.ts';
 import { authorizationOutcome, type AuthorizationSource } from './authorization-source.ts';
 import { classifyFcmResponse, readFcmError, type FcmError } from './classify-fcm-response.ts';
 import { noAnswerOutcome } from './delivery-reasons.ts';
-import { delivered, type DeliveryOutcome, type FcmDelivery, type GatewayClient } from './delivery.ts';
+import { delivered, type DeliveryOutcome, type DeliveryReceipt, type FcmDelivery, type GatewayClient } from './delivery.ts';
 import { FcmAccessToken } from './fcm-access-token.ts';
 import { compileFcmClientOptions, type FcmClientOptions } from './fcm-client-options.ts';
 import { createGatewayTransport } from './create-gateway-transport.ts';
@@ -61,9 +61,11 @@ export class FcmClient implements GatewayClient<FcmDelivery> {
   /**
    * Sends one message and classifies the answer; never rejects. A 401 (other
    * than THIRD_PARTY_AUTH_ERROR, which is about the app's APNs credentials at
-   * Google) gets a new access token and one more try.
+   * Google) gets a new access token and one more try. `receipt` gets the
+   * answer's status (FCM's message name is in a 200's body, which the
+   * transports do not keep).
    */
-  async send(delivery: FcmDelivery): Promise<DeliveryOutcome> {
+  async send(delivery: FcmDelivery, receipt?: DeliveryReceipt): Promise<DeliveryOutcome> {
     let authorization = this.#accessToken.authorization();
     try {
       authorization ??= await this.#accessToken.refresh();
@@ -71,6 +73,7 @@ export class FcmClient implements GatewayClient<FcmDelivery> {
       return authorizationOutcome(error, 'AccessTokenUnavailable');
     }
     const exchange = await this.#pool.exchange(this.#requestFor(authorization, delivery.body));
+    if (receipt !== undefined) receipt.status = exchange.status;
     if (exchange.status !== 401) return this.#outcome(exchange);
 
     const error = readFcmError(exchange.body);
@@ -80,7 +83,9 @@ export class FcmClient implements GatewayClient<FcmDelivery> {
     } catch (refreshError) {
       return authorizationOutcome(refreshError, 'AccessTokenUnavailable');
     }
-    return this.#outcome(await this.#pool.exchange(this.#requestFor(authorization, delivery.body)));
+    const again = await this.#pool.exchange(this.#requestFor(authorization, delivery.body));
+    if (receipt !== undefined) receipt.status = again.status;
+    return this.#outcome(again);
   }
 
   /** Stops taking deliveries, waits for those in flight, closes the sessions; idempotent. */

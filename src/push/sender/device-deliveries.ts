@@ -12,11 +12,14 @@ import type { AndroidRoute } from '../gateways/makers/android-routes.ts';
 import type { Maker } from '../gateways/makers/maker.ts';
 import type { PushGateways } from '../gateways/push-gateways.ts';
 import { nextBadge } from '../payload/apns-template.ts';
+import type { SliceEvents, EventDevice } from '../outcomes/slice-events.ts';
 import type { PushSpec } from '../push-spec.ts';
+import type { Platform } from '../requests/push-request.ts';
 import type { PreparedPush } from './prepared-pushes.ts';
 import type { DeliveryFailures } from './delivery-failure-log.ts';
 import type { DeliveryTally, FailedOutcome } from './delivery-tally.ts';
 import type { SliceCounts } from './slice-counts.ts';
+import { TrackedSend } from './tracked-send.ts';
 
 export interface DeviceDeliveriesDeps {
   gateways: Pick<PushGateways, 'apns' | 'fcm' | 'maker'>;
@@ -38,6 +41,8 @@ export interface SliceContext {
   counts: SliceCounts;
   /** Final outcomes for the deliveries metric, reported when the slice ends. */
   tally: DeliveryTally;
+  /** Each targeted device's final outcome, handed to the delivery log and the outcome stream when the slice ends; null when nothing takes them. */
+  events?: SliceEvents | null;
   signal: AbortSignal;
 }
 
@@ -45,9 +50,6 @@ const environments: Record<PushSpec['environment'], ApnsEnvironment> = { prod: '
 
 /** The maker profile of an installation without a `deviceProfile` (the hosted service's rule). */
 export const defaultMakerProfile = '_default';
-
-/** The outcome of a delivery whose push expired before it could be sent; counted like the sender's own `Expired`. */
-const expired: DeliveryOutcome = Object.freeze({ kind: 'failed', reason: 'Expired', cause: "the push's expiration_time passed before it was sent" });
 
 /** Why a device was not sent to, for the warn line: what is missing and where it is set. */
 const notSentCauses: Partial<Record<DeliveryReason, string>> = {
@@ -81,16 +83,16 @@ export class DeviceDeliveries {
     const { spec } = slice;
     const profile = spec.target.kind === 'devices' ? spec.target.deviceProfile : installation?.deviceProfile;
     const client = this.#deps.gateways.apns(slice.appId, environments[spec.environment], typeof profile === 'string' ? profile : undefined);
-    if (client === null) return this.#notSent(slice, 'apns', 'NoApnsCredentials');
+    if (client === null) return this.#notSent(slice, 'apns', 'NoApnsCredentials', { installation, token, platform: 'ios' });
     const storedTopic = installation?.apnsTopic;
     const topic = spec.topic ?? (typeof storedTopic === 'string' && storedTopic !== '' ? storedTopic : client.defaultTopic);
-    if (topic === undefined) return this.#notSent(slice, 'apns', 'MissingTopic');
+    if (topic === undefined) return this.#notSent(slice, 'apns', 'MissingTopic', { installation, token, platform: 'ios' });
     const template = slice.prepared.apns();
     const payload = template.incrementBadge ? template.withBadge(await this.#incrementedBadge(slice, installation)) : template.body;
     const delivery: ApnsDelivery = { token, topic, pushType: template.pushType, priority: template.priority, payload };
     if (template.expiration !== null) delivery.expiration = template.expiration;
     if (template.collapseId !== null) delivery.collapseId = template.collapseId;
-    await this.#send(slice, 'ios', client, delivery, installation);
+    await this.#send(slice, 'ios', client, delivery, installation, token);
   }
 
   /**
@@ -103,7 +105,7 @@ export class DeviceDeliveries {
     const token = listed ?? installation?.registrationId;
     switch (route.kind) {
       case 'not-sent':
-        return this.#notSent(slice, 'fcm', route.reason);
+        return this.#notSent(slice, 'fcm', route.reason, { installation, token, platform: 'android' });
       case 'fcm':
         return this.#toFcm(slice, token, installation);
       case 'maker':
@@ -112,17 +114,17 @@ export class DeviceDeliveries {
   }
 
   async #toFcm(slice: SliceContext, token: unknown, installation: StoredObject | null): Promise<void> {
-    if (typeof token !== 'string' || token === '') return this.#notSent(slice, 'fcm', 'NoRegistrationId');
+    if (typeof token !== 'string' || token === '') return this.#notSent(slice, 'fcm', 'NoRegistrationId', { installation, token, platform: 'android' });
     const client = this.#deps.gateways.fcm(slice.appId);
-    if (client === null) return this.#notSent(slice, 'fcm', 'NoFcmCredentials');
+    if (client === null) return this.#notSent(slice, 'fcm', 'NoFcmCredentials', { installation, token, platform: 'android' });
     const { expiresAt } = slice.spec;
     const ttl = expiresAt === null ? null : Math.max(0, Math.ceil((expiresAt - this.#deps.clock.now()) / 1000));
-    await this.#send(slice, 'android', client, { body: slice.prepared.fcm().bodyFor(token, ttl) }, installation);
+    await this.#send(slice, 'android', client, { body: slice.prepared.fcm().bodyFor(token, ttl) }, installation, token);
   }
 
   /**
    * Through a phone maker: the profile is the request's `device_profile`
-   * (a `/push/devices` by vendor) or the installation's `deviceProfile`,
+   * (a `/push/devices` by vendor), else the installation's `deviceProfile`,
    * `_default` when empty. A profile the app does not configure is
    * `NoVendorCredentials`; a silent push to a maker that cannot pass one
    * through is `SilentNotSupported` (the hosted service's rule). The client
@@ -130,29 +132,32 @@ export class DeviceDeliveries {
    */
   async #toMaker(slice: SliceContext, maker: Maker, variant: string, token: unknown, installation: StoredObject | null): Promise<void> {
     const { gateway } = maker;
-    if (typeof token !== 'string' || token === '') return this.#notSent(slice, gateway, 'NoRegistrationId');
+    if (typeof token !== 'string' || token === '') return this.#notSent(slice, gateway, 'NoRegistrationId', { installation, token, platform: 'android' });
     const { target } = slice.spec;
-    const given = target.kind === 'devices' && typeof target.vendor === 'string' ? target.deviceProfile : installation?.deviceProfile;
+    const requested = target.kind === 'devices' && typeof target.vendor === 'string' ? target.deviceProfile : null;
+    const given = requested ?? installation?.deviceProfile;
     const profile = typeof given === 'string' && given !== '' ? given : defaultMakerProfile;
     const client = this.#deps.gateways.maker(slice.appId, gateway, profile);
-    if (client === null) return this.#notSent(slice, gateway, 'NoVendorCredentials');
+    if (client === null) return this.#notSent(slice, gateway, 'NoVendorCredentials', { installation, token, platform: 'android' });
     const content = slice.prepared.maker(gateway, maker.overrideFields);
-    if (content.silent && !maker.silent) return this.#notSent(slice, gateway, 'SilentNotSupported');
-    await this.#send(slice, 'android', client, { token, content, variant }, installation);
+    if (content.silent && !maker.silent) return this.#notSent(slice, gateway, 'SilentNotSupported', { installation, token, platform: 'android' });
+    await this.#send(slice, 'android', client, { token, content, variant }, installation, token);
   }
 
   /** A device that could not be sent to: counted as an error with the reason. */
-  notSent(slice: SliceContext, gateway: GatewayName, reason: DeliveryReason): void {
-    this.#notSent(slice, gateway, reason);
+  notSent(slice: SliceContext, gateway: GatewayName, reason: DeliveryReason, device: EventDevice): void {
+    this.#notSent(slice, gateway, reason, device);
   }
 
-  async #send<D>(slice: SliceContext, platform: 'ios' | 'android', client: GatewayClient<D>, delivery: D, installation: StoredObject | null): Promise<void> {
-    const outcome = await deliverWithRetry(this.#unlessExpired(slice, client), delivery, {
+  async #send<D>(slice: SliceContext, platform: Platform, client: GatewayClient<D>, delivery: D, installation: StoredObject | null, token: string): Promise<void> {
+    const send = new TrackedSend(client, slice.spec.expiresAt, this.#deps.clock);
+    const outcome = await deliverWithRetry(send, delivery, {
       policy: this.#deps.retry,
       metrics: this.#deps.gatewayMetrics,
       signal: slice.signal,
     });
     slice.counts.add(platform, outcome);
+    slice.events?.ended({ installation, token, platform }, client.gateway, outcome, send);
     if (outcome.kind === 'delivered') {
       slice.tally.add(client.gateway, 'delivered');
       return;
@@ -174,21 +179,9 @@ export class DeviceDeliveries {
     this.#deps.failures.failed({ appId: slice.appId, pushId: slice.pushId, gateway, outcome, reason, cause });
   }
 
-  /**
-   * The client, but answering `Expired` without sending once the push has
-   * expired (SPEC.md: expired messages are never sent): a resend after a
-   * timeout, or a send that waited for flow_control tokens, can come after
-   * the expiry the slice checked when it started.
-   */
-  #unlessExpired<D>(slice: SliceContext, client: GatewayClient<D>): GatewayClient<D> {
-    const { expiresAt } = slice.spec;
-    if (expiresAt === null) return client;
-    const clock = this.#deps.clock;
-    return { gateway: client.gateway, send: (delivery) => (clock.now() >= expiresAt ? Promise.resolve(expired) : client.send(delivery)) };
-  }
-
-  #notSent(slice: SliceContext, gateway: GatewayName, reason: DeliveryReason): void {
+  #notSent(slice: SliceContext, gateway: GatewayName, reason: DeliveryReason, device: EventDevice): void {
     slice.counts.fail(reason);
+    slice.events?.notSent(device, gateway, reason);
     this.#failed(slice, gateway, 'not-sent', reason, notSentCauses[reason]);
   }
 

@@ -7,12 +7,15 @@ import { appKey } from '../../core/ports/coordination.ts';
 import type { TokenBuckets } from '../../core/ports/token-buckets.ts';
 import type { DeviceKey } from '../../core/ports/installation-store.ts';
 import type { StoredObject, Store } from '../../core/ports/object-store.ts';
+import { registrationDevice } from '../audience/registration-device.ts';
 import { targetPlatform, savedSince } from '../audience/target-platform.ts';
 import { giveUpPush, worthRetrying } from '../give-up.ts';
 import { decodeTask, encodeMessage, sliceKey, taskKey, type PushTaskMessage } from '../push-messages.ts';
 import type { Platform } from '../requests/push-request.ts';
 import { gatewayNames, type GatewayName } from '../gateways/delivery.ts';
 import { androidRoute, type AndroidRoute } from '../gateways/makers/android-routes.ts';
+import type { DeliveryEvents } from '../outcomes/delivery-events.ts';
+import { SliceEvents, type EventDevice } from '../outcomes/slice-events.ts';
 import type { DeviceDeliveries, SliceContext } from './device-deliveries.ts';
 import { DeliveryTally } from './delivery-tally.ts';
 import { DeliveryWindow, WindowedSends } from './delivery-window.ts';
@@ -27,6 +30,8 @@ export interface SenderDeps {
   topics: PushTopics;
   buckets: TokenBuckets;
   deliveries: DeviceDeliveries;
+  /** Where each slice's delivery events go (the delivery log, an outcome stream); absent: none are made. */
+  events?: DeliveryEvents;
   clock: Clock;
   logger: Logger;
   metrics: SenderMetrics;
@@ -52,6 +57,13 @@ interface Target {
   route: AndroidRoute | null;
   /** The gateway whose delivery window the target takes a place in. */
   gateway: GatewayName;
+}
+
+/** The device a target is, as its delivery event names it: the token is the one sent to, or the id the request listed. */
+function eventDevice(target: Target): EventDevice {
+  const { installation, platform } = target;
+  if (installation === null) return { installation, token: target.id, platform };
+  return { installation, token: platform === 'ios' ? installation.deviceToken : installation.registrationId, platform };
 }
 
 /** A target with its route: iOS through APNs, Android by `vendor` (the installation's, or the request's). */
@@ -126,9 +138,12 @@ export class Sender {
       if (!done.final) await this.#continue(task, done.next, true);
       return;
     }
+    const key = sliceKey(task);
     const counts = new SliceCounts();
     const tally = new DeliveryTally();
-    const slice: SliceContext = { appId, pushId, spec: task.spec, prepared: this.#prepared.get(pushId, task.spec), counts, tally, signal };
+    const sink = this.#deps.events;
+    const events = sink === undefined ? null : new SliceEvents({ appId, pushId, sliceKey: key }, this.#deps.clock);
+    const slice: SliceContext = { appId, pushId, spec: task.spec, prepared: this.#prepared.get(pushId, task.spec), counts, tally, events, signal };
     let end: SliceEnd;
     try {
       end =
@@ -141,7 +156,9 @@ export class Sender {
       // What reached a gateway is counted even when the slice stops short (its repeat counts again: metrics count sends).
       tally.report(this.#deps.metrics);
     }
-    await pushes.recordSlice(appId, pushId, { sliceKey: sliceKey(task), counts: counts.toCounts(), final: end.next === null, next: end.next });
+    // Before the counts: a slice reported done has its events recorded, and one that dies in between is redone and records them again.
+    if (sink !== undefined && events !== null) await sink.record({ appId, pushId, sliceKey: key, endedAt: this.#deps.clock.now() }, events.events);
+    await pushes.recordSlice(appId, pushId, { sliceKey: key, counts: counts.toCounts(), final: end.next === null, next: end.next });
     if (end.next !== null) await this.#continue(task, end.next, false);
   }
 
@@ -189,7 +206,7 @@ export class Sender {
       // An Android id names an installation, whose registration token FCM needs; an iOS token is the address itself.
       if (target.deviceType === 'android' && installation === null) {
         slice.counts.devices += 1;
-        this.#deps.deliveries.notSent(slice, 'fcm', 'UnknownInstallation');
+        this.#deps.deliveries.notSent(slice, 'fcm', 'UnknownInstallation', { installation: null, token: id, platform: 'android' });
       } else {
         targets.push(targetOf(installation, id, target.deviceType, installation?.vendor));
       }
@@ -202,13 +219,25 @@ export class Sender {
 
   /**
    * `/push/devices` with a `vendor`: the ids are that vendor's registrationIds,
-   * the addresses themselves, sent as given like an iOS token without an
-   * installation (no installation is looked up: the stores index none by
-   * registrationId, so neither the idle rule nor token removal applies).
+   * the addresses themselves. Each is looked up as an iOS token is: the
+   * installation holding it (`registrationDevice`) is left out and not
+   * counted when idle, lends its deviceProfile when the request names none,
+   * and goes when the gateway says the token is gone; an id no installation
+   * holds is sent to as given.
    */
   async #vendorSlice(task: PushTaskMessage, ids: string[], vendor: string, slice: SliceContext): Promise<SliceEnd> {
-    const sent = await this.#deliver(task, slice, ids.map((id) => targetOf(null, id, 'android', vendor)));
-    if (sent < ids.length) throw slice.signal.reason ?? new Error('device slice stopped before its end');
+    const route = androidRoute(vendor);
+    const installations = this.#deps.store.installations;
+    const holders = await Promise.all(ids.map((id) => installations.findByRegistrationId(task.appId, id)));
+    const activeSince = this.#activeSince();
+    const targets: Target[] = [];
+    holders.forEach((found, index) => {
+      const installation = registrationDevice(found, route);
+      if (installation !== null && !savedSince(installation, activeSince)) return;
+      targets.push(targetOf(installation, ids[index] as string, 'android', vendor));
+    });
+    const sent = await this.#deliver(task, slice, targets);
+    if (sent < targets.length) throw slice.signal.reason ?? new Error('device slice stopped before its end');
     return { next: null };
   }
 
@@ -224,7 +253,7 @@ export class Sender {
     const expiresAt = task.spec.expiresAt;
     if (expiresAt !== null && expiresAt <= this.#deps.clock.now()) {
       slice.counts.devices += targets.length;
-      for (const target of targets) this.#deps.deliveries.notSent(slice, target.gateway, 'Expired');
+      for (const target of targets) this.#deps.deliveries.notSent(slice, target.gateway, 'Expired', eventDevice(target));
       return targets.length;
     }
     const rate = task.scope.kind === 'shard' ? task.spec.flowControl : null;
@@ -279,7 +308,7 @@ export class Sender {
     // Listed devices are named by their token; installations read from a shard carry it.
     const token = installation === null ? target.id : installation.deviceToken;
     if (typeof token === 'string' && token !== '') return this.#deps.deliveries.toIos(slice, token, installation);
-    this.#deps.deliveries.notSent(slice, 'apns', 'NoDeviceToken');
+    this.#deps.deliveries.notSent(slice, 'apns', 'NoDeviceToken', { installation, token: null, platform: 'ios' });
     return undefined;
   }
 

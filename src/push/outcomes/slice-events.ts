@@ -1,0 +1,84 @@
+import type { Clock } from '../../core/clock.ts';
+import type { StoredObject } from '../../core/ports/object-store.ts';
+import type { DeliveryOutcome, GatewayName } from '../gateways/delivery.ts';
+import type { Platform } from '../requests/push-request.ts';
+import { deliveryEventVersion, eventOutcomeOf, tokenSuffixOf, type DeliveryEvent } from './delivery-event.ts';
+import type { DeliverySlice } from './delivery-events.ts';
+
+/** The device an event is about. */
+export interface EventDevice {
+  installation: StoredObject | null;
+  /** The token or registrationId sent to (for `UnknownInstallation`, the installationId the request listed); absent when there was none. */
+  token: unknown;
+  platform: Platform;
+}
+
+/** What a finished send tells beside its outcome (`TrackedSend`). */
+export interface SendRecord {
+  readonly attempts: number;
+  readonly status: number;
+  readonly messageId: string | undefined;
+  latencyMs(): number;
+}
+
+/** One slice's delivery events, filled as its deliveries end and handed to `DeliveryEvents` when the slice ends. */
+export class SliceEvents {
+  readonly events: DeliveryEvent[] = [];
+  readonly #appId: string;
+  readonly #pushId: string;
+  readonly #sliceKey: string;
+  readonly #clock: Clock;
+
+  constructor(slice: Pick<DeliverySlice, 'appId' | 'pushId' | 'sliceKey'>, clock: Clock) {
+    this.#appId = slice.appId;
+    this.#pushId = slice.pushId;
+    this.#sliceKey = slice.sliceKey;
+    this.#clock = clock;
+  }
+
+  /** A device the gateway answered for (or that ran out of attempts, or expired between them). */
+  ended(device: EventDevice, gateway: GatewayName, outcome: DeliveryOutcome, send: SendRecord): void {
+    const delivered = outcome.kind === 'delivered';
+    const unregistered = outcome.kind === 'invalid-token' && outcome.unregistered;
+    const status = send.status === 0 ? null : send.status;
+    this.#add(device, gateway, eventOutcomeOf(outcome.kind), delivered ? null : outcome.reason, unregistered, status, send.messageId ?? null, send.attempts, send.latencyMs());
+  }
+
+  /** A device targeted but not sent to, and why. */
+  notSent(device: EventDevice, gateway: GatewayName, reason: string): void {
+    this.#add(device, gateway, 'failed', reason, false, null, null, 0, 0);
+  }
+
+  // Positional, so that the hot path makes one object per device: the event.
+  #add(
+    device: EventDevice,
+    gateway: GatewayName,
+    outcome: DeliveryEvent['outcome'],
+    reason: string | null,
+    unregistered: boolean,
+    status: number | null,
+    messageId: string | null,
+    attempts: number,
+    latencyMs: number,
+  ): void {
+    const { token } = device;
+    this.events.push({
+      version: deliveryEventVersion,
+      appId: this.#appId,
+      pushId: this.#pushId,
+      sliceKey: this.#sliceKey,
+      installation: device.installation?.objectId ?? null,
+      tokenSuffix: typeof token === 'string' && token !== '' ? tokenSuffixOf(token) : null,
+      platform: device.platform,
+      gateway,
+      outcome,
+      reason,
+      unregistered,
+      status,
+      messageId,
+      attempts,
+      latencyMs,
+      at: this.#clock.now(),
+    });
+  }
+}
