@@ -22,10 +22,18 @@ export class TokenTable {
     this.#clock = clock;
   }
 
+  /**
+   * A lightweight transaction like `take`: a plain write would carry this
+   * Herald node's clock as its timestamp and `take`'s delete the Paxos ballot
+   * of a Cassandra node's clock, so with clocks apart the delete could be
+   * older than the write and lose to it (a link taken twice). Transactions on
+   * one partition are ordered by their ballots, whatever the clocks say. The
+   * hash is of a fresh random secret, so the row never exists already.
+   */
   async put(appId: string, kind: string, tokenHash: string, payload: Record<string, string>, expiresAt: number): Promise<void> {
     const ttl = Math.min(maxTtlSeconds, Math.max(1, Math.ceil((expiresAt - this.#clock.now()) / 1000)));
     await this.#session.execute(
-      `INSERT INTO ${this.#table} (app_id, kind, token_hash, payload, expires_at) VALUES (?, ?, ?, ?, ?) USING TTL ?`,
+      `INSERT INTO ${this.#table} (app_id, kind, token_hash, payload, expires_at) VALUES (?, ?, ?, ?, ?) IF NOT EXISTS USING TTL ?`,
       [appId, kind, tokenHash, JSON.stringify(payload), new Date(expiresAt), ttl],
     );
   }
