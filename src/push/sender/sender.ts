@@ -20,6 +20,7 @@ import type { DeviceDeliveries, SliceContext } from './device-deliveries.ts';
 import { DeliveryTally } from './delivery-tally.ts';
 import { DeliveryWindow, WindowedSends } from './delivery-window.ts';
 import { WindowSizer, type WindowBounds } from './window-sizer.ts';
+import { flowControlBurst } from './flow-control-burst.ts';
 import { PreparedPushes } from './prepared-pushes.ts';
 import type { SenderMetrics } from './sender-metrics.ts';
 import { SliceCounts } from './slice-counts.ts';
@@ -320,7 +321,7 @@ export class Sender {
     const key = appKey(task.appId, 'push-rate', task.pushId);
     for (;;) {
       const now = this.#deps.clock.now();
-      const grant = await this.#deps.buckets.takeTokens(key, { ratePerSecond: rate, burst: rate, requested: wanted, now });
+      const grant = await this.#deps.buckets.takeTokens(key, { ratePerSecond: rate, burst: flowControlBurst(rate), requested: wanted, now });
       // A push cancelled while its slice waited for its turn sends nothing more (DELETE /1.1/notifications).
       // Asked after the grant: the grant may come because time moved on since the slice last looked.
       if (grant.granted > 0) return (await this.#live(task.appId, task.pushId)) ? grant.granted : 0;
