@@ -76,16 +76,38 @@ export function deviceKeys(installation: Readonly<StoredObject>): DeviceKey[] {
 /** An index other than `all`: one channel or one device type. */
 export type IndexChoice = Exclude<InstallationIndex, { kind: 'all' }>;
 
-/** An index as one string, `c:<channel>` or `t:<deviceType>`, for storing sets of them. */
-export function indexKey(index: IndexChoice): string {
-  return index.kind === 'channel' ? `c:${index.channel}` : `t:${index.deviceType}`;
+/** What an index entry names an installation under: an index a shard page reads, or the registrationId it is found by. */
+export type IndexEntry = IndexChoice | { kind: 'registrationId'; registrationId: string };
+
+/** An index entry as one string, `c:<channel>`, `t:<deviceType>` or `r:<registrationId>`, for storing sets of them. */
+export function indexKey(index: IndexEntry): string {
+  switch (index.kind) {
+    case 'channel':
+      return `c:${index.channel}`;
+    case 'deviceType':
+      return `t:${index.deviceType}`;
+    case 'registrationId':
+      return `r:${index.registrationId}`;
+  }
 }
 
-export function parseIndexKey(key: string): IndexChoice {
+export function parseIndexKey(key: string): IndexEntry {
   const name = key.slice(2);
   if (key.startsWith('c:')) return { kind: 'channel', channel: name };
   if (key.startsWith('t:')) return { kind: 'deviceType', deviceType: name };
+  if (key.startsWith('r:')) return { kind: 'registrationId', registrationId: name };
   throw new Error(`not an installation index key: ${JSON.stringify(key)}`);
+}
+
+/**
+ * The registrationId an installation is found by (`findByRegistrationId`):
+ * its non-empty string `registrationId`. Not unique: two installations may
+ * hold one (an app reinstalled, a device restored), so it is an index entry
+ * rather than a claimed device key.
+ */
+export function installationRegistrationId(installation: Readonly<StoredObject>): string | null {
+  const registrationId = installation.registrationId;
+  return typeof registrationId === 'string' && registrationId !== '' ? registrationId : null;
 }
 
 /** Whether an installation belongs in an index: subscribed to its channel, or of its device type. */
@@ -95,11 +117,13 @@ export function inIndex(installation: Readonly<StoredObject>, index: IndexChoice
   return Array.isArray(channels) && channels.includes(index.channel);
 }
 
-/** Every index an installation has an entry (or an index row) in. */
+/** Every index an installation has an entry (or an index row) in: its channels, its device type, its registrationId. */
 export function installationIndexKeys(installation: Readonly<StoredObject>): string[] {
   const keys = installationChannels(installation).map((channel) => indexKey({ kind: 'channel', channel }));
   const deviceType = installationDeviceType(installation);
   if (deviceType !== null) keys.push(indexKey({ kind: 'deviceType', deviceType }));
+  const registrationId = installationRegistrationId(installation);
+  if (registrationId !== null) keys.push(indexKey({ kind: 'registrationId', registrationId }));
   return keys;
 }
 

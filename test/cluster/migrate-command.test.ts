@@ -32,6 +32,7 @@ describe('node src/main.ts migrate', () => {
       expect(tables.rows.map((row) => String(row.get('table_name'))).sort()).toEqual([
         'installations',
         'installations_by_channel',
+        'installations_by_registration',
         'installations_by_type',
         'objects',
         'push_records',

@@ -199,6 +199,35 @@ describe('Cassandra push data', () => {
     expect(page.installations).toEqual([device]);
   });
 
+  it('finds an installation by registrationId once saved again, when a version without those entries wrote it or changed its registrationId', async () => {
+    const appId = newAppId();
+    const registered = async (registrationId: string) =>
+      (await cql(`SELECT object_id FROM ${keyspace}.installations_by_registration WHERE app_id = ? AND registration_id = ?`, [appId, registrationId])).rows.map((row) =>
+        String(row.get('object_id')),
+      );
+    const old = newInstallation({ deviceType: 'android', registrationId: 'reg-before', vendor: 'HMS' });
+    const moved = newInstallation({ deviceType: 'android', registrationId: 'reg-was', vendor: 'oppo' });
+    await store.installations.insert(appId, old);
+    await store.installations.insert(appId, moved);
+    expect(await registered('reg-before')).toEqual([old.objectId]);
+    // As the version before left them: a row without `registered` and no entry; a row whose registrationId such a node changed.
+    const row = (objectId: string) => [appId, store.installations.shardOf(objectId), objectId];
+    await cql(`UPDATE ${keyspace}.installations SET registered = null WHERE app_id = ? AND shard = ? AND object_id = ?`, row(old.objectId));
+    await cql(`DELETE FROM ${keyspace}.installations_by_registration WHERE app_id = ? AND registration_id = ?`, [appId, 'reg-before']);
+    const changed = { ...moved, registrationId: 'reg-now', updatedAt: nextTime() };
+    await cql(`UPDATE ${keyspace}.installations SET doc = ?, rev = 2 WHERE app_id = ? AND shard = ? AND object_id = ?`, [JSON.stringify(changed), ...row(moved.objectId)]);
+    expect(await store.installations.findByRegistrationId(appId, 'reg-before')).toEqual([]);
+    expect(await store.installations.findByRegistrationId(appId, 'reg-now')).toEqual([]);
+    // The entry left under the old registrationId names a document that no longer holds it.
+    expect(await store.installations.findByRegistrationId(appId, 'reg-was')).toEqual([]);
+
+    const saved = await store.installations.update(appId, old.objectId, [{ op: 'set', path: ['badge'], value: 1 }], { updatedAt: nextTime() });
+    const resaved = await store.installations.update(appId, moved.objectId, [{ op: 'set', path: ['badge'], value: 1 }], { updatedAt: nextTime() });
+    expect(await store.installations.findByRegistrationId(appId, 'reg-before')).toEqual([saved]);
+    expect(await store.installations.findByRegistrationId(appId, 'reg-now')).toEqual([resaved]);
+    expect(await registered('reg-was')).toEqual([]);
+  });
+
   it('reads only the due minutes from the low-water mark, and moves the mark past minutes found empty', async () => {
     const minute = 60_000;
     const client = await connectAdmin();

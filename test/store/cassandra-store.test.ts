@@ -282,6 +282,7 @@ describe('Cassandra migrations', () => {
       expect(tables.rows.map((row) => row.get('table_name') as string).sort()).toEqual([
         'installations',
         'installations_by_channel',
+        'installations_by_registration',
         'installations_by_type',
         'objects',
         'push_records',

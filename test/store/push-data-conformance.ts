@@ -3,6 +3,7 @@ import type { Store } from '../../src/core/ports/object-store.ts';
 import { describeInstallationConformance } from './installation-store-conformance.ts';
 import type { PushDataContext, PushDataFixture } from './push-data-fixture.ts';
 import { describePushConformance } from './push-store-conformance.ts';
+import { describeRegistrationLookupConformance } from './registration-lookup-conformance.ts';
 import { describeScheduledPushConformance } from './scheduled-push-store-conformance.ts';
 
 /**
@@ -40,6 +41,7 @@ export function describePushDataConformance(name: string, makeFixture: () => Pro
     };
 
     describeInstallationConformance(context);
+    describeRegistrationLookupConformance(context);
     describePushConformance(context);
     describeScheduledPushConformance(context);
   });

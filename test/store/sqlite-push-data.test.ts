@@ -5,6 +5,7 @@ import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { PushCounts } from '../../src/core/ports/push-store.ts';
 import { SqliteInstallationStore } from '../../src/store/sqlite/sqlite-installation-store.ts';
+import { sqliteSchemaVersion } from '../../src/store/sqlite/sqlite-schema.ts';
 import { SqliteSession } from '../../src/store/sqlite/sqlite-session.ts';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 import { describePushDataConformance } from './push-data-conformance.ts';
@@ -168,6 +169,47 @@ describe('SQLite push data', () => {
     expect(await second.installations.findByDevice(appId, { field: 'deviceToken', value: 'kept' })).toEqual(device);
     expect((await readIndex(second.installations, appId, { kind: 'channel', channel: 'news' })).found).toEqual([device]);
     await second.close();
+  });
+
+  it('finds the installations stored before the registrationId index once the database is opened by this version', async () => {
+    const appId = newAppId();
+    const first = new SqliteStore({ file, classes: {} });
+    const maker = newInstallation({ deviceType: 'android', registrationId: 'reg-kept', vendor: 'vivo', channels: ['news'] });
+    const fcm = newInstallation({ deviceType: 'android', registrationId: 'fcm-kept', vendor: 'fcm' });
+    const none = newInstallation({ deviceType: 'android', registrationId: '' });
+    await first.installations.insertMany(appId, [maker, fcm, none]);
+    await first.close();
+    // The database as the version before left it: no registrationId rows, one schema step fewer.
+    const db = new DatabaseSync(file);
+    db.exec(`DELETE FROM installation_index WHERE index_key LIKE 'r:%'`);
+    db.exec(`PRAGMA user_version = ${sqliteSchemaVersion - 1}`);
+    db.close();
+
+    const second = new SqliteStore({ file, classes: {} });
+    expect(await second.installations.findByRegistrationId(appId, 'reg-kept')).toEqual([maker]);
+    expect(await second.installations.findByRegistrationId(appId, 'fcm-kept')).toEqual([fcm]);
+    expect((await readIndex(second.installations, appId, { kind: 'channel', channel: 'news' })).found).toEqual([maker]);
+    await second.close();
+    const after = new DatabaseSync(file);
+    expect(after.prepare(`SELECT count(*) AS n FROM installation_index WHERE index_key LIKE 'r:%'`).get()?.n).toBe(2);
+    after.close();
+  });
+
+  it('finds the holders of a registrationId with one indexed range read, whatever the shards', () => {
+    const store = new SqliteStore({ file, classes: {} });
+    const db = new DatabaseSync(file);
+    const plan = db
+      .prepare(
+        `EXPLAIN QUERY PLAN SELECT i.doc FROM installation_index x
+         JOIN installations i ON i.app_id = x.app_id AND i.shard = x.shard AND i.object_id = x.object_id
+         WHERE x.app_id = ? AND x.index_key = ? ORDER BY x.object_id LIMIT ?`,
+      )
+      .all('a', 'r:x', 10)
+      .map((step) => String(step.detail));
+    expect(plan).toContain('SEARCH x USING PRIMARY KEY (app_id=? AND index_key=?)');
+    expect(plan).toContain('SEARCH i USING PRIMARY KEY (app_id=? AND shard=? AND object_id=?)');
+    db.close();
+    return store.close();
   });
 
   it('reads a shard page with one indexed range read', () => {

@@ -1,5 +1,8 @@
 import type { FieldOp, StoredObject, UpdateOptions } from './object-store.ts';
 
+/** Most installations `findByRegistrationId` answers: more sharing one token is a broken client, not devices. */
+export const maxRegistrationHolders = 10;
+
 /** One of the two unique device identities of an installation within an app. */
 export interface DeviceKey {
   field: 'deviceToken' | 'installationId';
@@ -47,17 +50,18 @@ export interface StampPage {
 /**
  * `_Installation` objects of every app, spread over `shardCount` shards by
  * `shardOf(objectId)`, indexed by channel and by device type so that a push
- * to a channel reads only its subscribers.
+ * to a channel reads only its subscribers, and by registrationId so that a
+ * push to a maker's tokens finds their installations.
  *
  * `deviceToken` and `installationId` (when present as strings) are unique per
  * app: a write that would take one held by another installation throws
  * `DuplicateValueError` naming the field and changes nothing. A page of an
  * index answers the installations as they are, only those still in it; the
- * index follows every write that changes a channel or the device type, and
- * after a crash in the middle of such a write an installation may be missing
- * from an index it joined until it is written again. A write that changes
- * neither should cost about one installation, however many channels it has
- * (the SDKs save on every launch).
+ * index follows every write that changes a channel, the device type or the
+ * registrationId, and after a crash in the middle of such a write an
+ * installation may be missing from an index it joined until it is written
+ * again. A write that changes none should cost about one installation,
+ * however many channels it has (the SDKs save on every launch).
  */
 export interface InstallationStore {
   /** Fixed when the store was created; opening it with another count is refused. */
@@ -73,6 +77,12 @@ export interface InstallationStore {
   insertMany(appId: string, installations: StoredObject[]): Promise<void>;
   get(appId: string, objectId: string): Promise<StoredObject | null>;
   findByDevice(appId: string, key: DeviceKey): Promise<StoredObject | null>;
+  /**
+   * The installations holding `registrationId` (a phone maker's or FCM's
+   * token), in objectId order, at most `maxRegistrationHolders`: unlike the
+   * device keys it is not unique, as two installations may hold one.
+   */
+  findByRegistrationId(appId: string, registrationId: string): Promise<StoredObject[]>;
   /** Applies `ops` in order; answers the new document, or null when there is no such installation. */
   update(appId: string, objectId: string, ops: FieldOp[], options: UpdateOptions): Promise<StoredObject | null>;
   /** Answers whether an installation was deleted. */

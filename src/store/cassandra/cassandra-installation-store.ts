@@ -1,9 +1,9 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { DuplicateValueError, ServiceUnavailableError } from '../../core/errors.ts';
-import type { DeviceKey, InstallationPage, InstallationStore, ShardRange, ShardScan, StampPage } from '../../core/ports/installation-store.ts';
+import { maxRegistrationHolders, type DeviceKey, type InstallationPage, type InstallationStore, type ShardRange, type ShardScan, type StampPage } from '../../core/ports/installation-store.ts';
 import type { FieldOp, StoredObject, UniqueKey, UpdateOptions } from '../../core/ports/object-store.ts';
 import { applyOps } from '../../query/apply-ops.ts';
-import { checkShardScan, deviceKeys, inIndex, installationIndexKeys, installationShard, pageOf, stamp } from '../installation-shards.ts';
+import { checkShardScan, deviceKeys, inIndex, indexKey, installationIndexKeys, installationRegistrationId, installationShard, pageOf, parseIndexKey, stamp } from '../installation-shards.ts';
 import type { CqlSession } from './cassandra-client.ts';
 import { InstallationIndexEntries, type IndexChanges } from './installation-index-entries.ts';
 import { InstallationRows, type InstallationRow } from './installation-rows.ts';
@@ -18,7 +18,8 @@ const insertConcurrency = 32;
 
 /**
  * Installations in `installations` by (app, shard), with entries naming them
- * in `installations_by_channel` and `installations_by_type`, and deviceToken
+ * in `installations_by_channel`, `installations_by_type` and
+ * `installations_by_registration`, and deviceToken
  * and installationId claimed in `unique_values` (see unique-claims.ts).
  *
  * A save reads the row, writes the new revision with a lightweight
@@ -98,6 +99,18 @@ export class CassandraInstallationStore implements InstallationStore {
     return (await this.#rows.read(appId, objectId))?.doc ?? null;
   }
 
+  /** The installations whose entries name `registrationId`, read from their shards; an entry its installation no longer backs is ignored. */
+  async findByRegistrationId(appId: string, registrationId: string): Promise<StoredObject[]> {
+    if (registrationId === '') return [];
+    const holders = await this.#index.holders(appId, registrationId, maxRegistrationHolders);
+    const byShard = Map.groupBy(holders, (objectId) => this.shardOf(objectId));
+    const documents = await Promise.all([...byShard].map(([shard, objectIds]) => this.#rows.readMany(appId, shard, objectIds)));
+    return documents
+      .flat()
+      .filter((installation) => installationRegistrationId(installation) === registrationId)
+      .sort((a, b) => (a.objectId < b.objectId ? -1 : a.objectId > b.objectId ? 1 : 0));
+  }
+
   /** The installation holding `key`; a claim its installation does not back is ignored. */
   async findByDevice(appId: string, key: DeviceKey): Promise<StoredObject | null> {
     const owner = await this.#claims.owner(appId, installationClass, key);
@@ -165,7 +178,7 @@ export class CassandraInstallationStore implements InstallationStore {
       const wanted = deviceKeys(next);
       const claims = await this.#claims.acquireAll(appId, installationClass, objectId, without(wanted, held));
       const ts = Math.max(nowMicros(), row.ts + 1, minTs);
-      const changes = indexChanges(row.doc, next, rewriteAll);
+      const changes = indexChanges(row, next, rewriteAll);
       if (!(await this.#rows.replace(appId, next, row.rev, ts, changes))) {
         await this.#claims.abandon(appId, installationClass, claims);
         await backOff(attempt);
@@ -196,7 +209,7 @@ export class CassandraInstallationStore implements InstallationStore {
         return false;
       }
       const ts = Math.max(nowMicros(), row.ts + 1, removedAt + 1);
-      await this.#index.remove(appId, objectId, [...new Set([...installationIndexKeys(row.doc), ...row.retired])], ts);
+      await this.#index.remove(appId, objectId, [...new Set([...installationIndexKeys(row.doc), ...registeredKeys(row), ...row.retired])], ts);
       removedAt = ts;
       if (await this.#rows.delete(appId, objectId, row.rev)) {
         await this.#claims.releaseAll(appId, installationClass, objectId, deviceKeys(row.doc));
@@ -221,12 +234,24 @@ export class CassandraInstallationStore implements InstallationStore {
   }
 }
 
-/** The indexes a revision joins and leaves; with `rewriteAll`, every index it is in counts as joined. */
-function indexChanges(before: StoredObject, after: StoredObject, rewriteAll: boolean): IndexChanges {
-  const was = new Set(installationIndexKeys(before));
+/**
+ * The indexes a revision joins and leaves; with `rewriteAll`, every index it
+ * is in counts as joined. The registrationId entry the row has is the one
+ * its `registered` names, not the document's: a row written by a version
+ * without such entries has none, so its next revision writes its
+ * registrationId's.
+ */
+function indexChanges(before: InstallationRow, after: StoredObject, rewriteAll: boolean): IndexChanges {
+  const was = new Set(installationIndexKeys(before.doc).filter((key) => parseIndexKey(key).kind !== 'registrationId'));
+  for (const key of registeredKeys(before)) was.add(key);
   const now = installationIndexKeys(after);
   const keep = new Set(now);
   return { added: rewriteAll ? now : now.filter((key) => !was.has(key)), retired: [...was].filter((key) => !keep.has(key)) };
+}
+
+/** The registrationId entry the row says it has, if any. */
+function registeredKeys(row: InstallationRow): string[] {
+  return row.registered === null ? [] : [indexKey({ kind: 'registrationId', registrationId: row.registered })];
 }
 
 /** Microseconds since the epoch, the unit of Cassandra write timestamps. */

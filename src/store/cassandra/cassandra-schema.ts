@@ -104,6 +104,20 @@ export const cassandraMigrations: readonly CassandraMigration[] = [
       'installation index entries without a copy of the installation: a save writes only the entries it changes, listed in installations.added beside retired',
     statements: (keyspace) => [`ALTER TABLE ${keyspace}.installations ADD IF NOT EXISTS added set<text>`],
   },
+  {
+    version: 4,
+    description:
+      'installations by registrationId: entries in installations_by_registration, and installations.registered naming the registrationId whose entry the row\'s revision wrote (a row written before has none, and gets its entry on its next save)',
+    statements: (keyspace) => [
+      createTable(
+        keyspace,
+        'installations_by_registration',
+        `app_id text, registration_id text, object_id text,
+         PRIMARY KEY ((app_id, registration_id), object_id)`,
+      ),
+      `ALTER TABLE ${keyspace}.installations ADD IF NOT EXISTS registered text`,
+    ],
+  },
 ];
 
 /** The schema version this code writes. */

@@ -1,8 +1,8 @@
-import type { IndexChoice } from '../installation-shards.ts';
+import type { IndexChoice, IndexEntry } from '../installation-shards.ts';
 import { parseIndexKey } from '../installation-shards.ts';
 import type { CqlSession } from './cassandra-client.ts';
 
-/** Index keys (`c:<channel>`, `t:<deviceType>`) a revision put an installation into and took it out of. */
+/** Index keys (`c:<channel>`, `t:<deviceType>`, `r:<registrationId>`) a revision put an installation into and took it out of. */
 export interface IndexChanges {
   added: readonly string[];
   retired: readonly string[];
@@ -16,7 +16,10 @@ export interface IndexChanges {
  * (`InstallationRows.readMany`), so an entry never changes when its
  * installation does, and a save writes only the entries of the indexes it
  * joins or leaves. The `doc` column, where versions before held a copy of
- * the whole installation, is neither written nor read.
+ * the whole installation, is neither written nor read. The holders of a
+ * registrationId are entries of `installations_by_registration`, one
+ * partition per (app, registrationId) across shards: that index is read by
+ * its key, never paged by shard.
  *
  * Entries are written without lightweight transactions but with the write
  * timestamp of the revision that made the change, so whatever order they
@@ -39,6 +42,7 @@ export class InstallationIndexEntries {
     await Promise.all([
       ...changes.added.map((key) => {
         const index = parseIndexKey(key);
+        if (index.kind === 'registrationId') return this.#session.execute(this.#cql.registration.insert, [appId, index.registrationId, objectId, timestamp]);
         return this.#session.execute(this.#cql[index.kind].insert, [appId, indexValue(index), shard, objectId, timestamp]);
       }),
       this.remove(appId, objectId, changes.retired, timestamp),
@@ -50,7 +54,8 @@ export class InstallationIndexEntries {
     const shard = this.#shardOf(objectId);
     await Promise.all(
       keys.map((key) => {
-        const index = parseIndexKey(key);
+        const index: IndexEntry = parseIndexKey(key);
+        if (index.kind === 'registrationId') return this.#session.execute(this.#cql.registration.delete, [timestamp, appId, index.registrationId, objectId]);
         return this.#session.execute(this.#cql[index.kind].delete, [timestamp, appId, indexValue(index), shard, objectId]);
       }),
     );
@@ -59,6 +64,12 @@ export class InstallationIndexEntries {
   /** At most `limit` objectIds of one shard of one index after `after`, in order. */
   async page(appId: string, index: IndexChoice, shard: number, after: string, limit: number): Promise<string[]> {
     const result = await this.#session.execute(this.#cql[index.kind].page, [appId, indexValue(index), shard, after, limit], { fetchSize: limit });
+    return result.rows.map((row) => String(row.get('object_id')));
+  }
+
+  /** At most `limit` objectIds with an entry under `registrationId`, in order: one partition. */
+  async holders(appId: string, registrationId: string, limit: number): Promise<string[]> {
+    const result = await this.#session.execute(this.#cql.registration.holders, [appId, registrationId, limit], { fetchSize: limit });
     return result.rows.map((row) => String(row.get('object_id')));
   }
 }
@@ -73,5 +84,14 @@ function statements(keyspace: string) {
     delete: `DELETE FROM ${keyspace}.${table} USING TIMESTAMP ? WHERE app_id = ? AND ${column} = ? AND shard = ? AND object_id = ?`,
     page: `SELECT object_id FROM ${keyspace}.${table} WHERE app_id = ? AND ${column} = ? AND shard = ? AND object_id > ? LIMIT ?`,
   });
-  return { channel: forTable('installations_by_channel', 'channel'), deviceType: forTable('installations_by_type', 'device_type') };
+  const registration = `${keyspace}.installations_by_registration`;
+  return {
+    channel: forTable('installations_by_channel', 'channel'),
+    deviceType: forTable('installations_by_type', 'device_type'),
+    registration: {
+      insert: `INSERT INTO ${registration} (app_id, registration_id, object_id) VALUES (?, ?, ?) USING TIMESTAMP ?`,
+      delete: `DELETE FROM ${registration} USING TIMESTAMP ? WHERE app_id = ? AND registration_id = ? AND object_id = ?`,
+      holders: `SELECT object_id FROM ${registration} WHERE app_id = ? AND registration_id = ? LIMIT ?`,
+    },
+  };
 }

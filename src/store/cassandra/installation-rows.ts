@@ -1,5 +1,6 @@
 import { types } from 'cassandra-driver';
 import type { StoredObject } from '../../core/ports/object-store.ts';
+import { installationRegistrationId } from '../installation-shards.ts';
 import type { CqlSession } from './cassandra-client.ts';
 import type { IndexChanges } from './installation-index-entries.ts';
 
@@ -14,6 +15,12 @@ export interface InstallationRow extends IndexChanges {
   ts: number;
   added: string[];
   retired: string[];
+  /**
+   * The registrationId whose entry the revision wrote, null for none: the
+   * document's, unless the row was written by a version that kept no such
+   * entries (or changed by one during a rolling upgrade).
+   */
+  registered: string | null;
 }
 
 /**
@@ -42,6 +49,7 @@ export class InstallationRows {
       ts: ts instanceof types.Long ? ts.toNumber() : 0,
       added: strings(row.get('added')),
       retired: strings(row.get('retired')),
+      registered: nullableString(row.get('registered')),
     };
   }
 
@@ -65,6 +73,7 @@ export class InstallationRows {
       JSON.stringify(installation),
       ts,
       [...added],
+      installationRegistrationId(installation),
     ]);
     return result.wasApplied();
   }
@@ -77,6 +86,7 @@ export class InstallationRows {
       ts,
       [...changes.added],
       [...changes.retired],
+      installationRegistrationId(installation),
       appId,
       this.#shardOf(installation.objectId),
       installation.objectId,
@@ -98,6 +108,10 @@ export class InstallationRows {
   }
 }
 
+function nullableString(value: unknown): string | null {
+  return typeof value === 'string' ? value : null;
+}
+
 function strings(value: unknown): string[] {
   return Array.isArray(value) ? value.map(String) : [];
 }
@@ -106,10 +120,10 @@ function statements(keyspace: string) {
   const table = `${keyspace}.installations`;
   const where = 'app_id = ? AND shard = ? AND object_id = ?';
   return {
-    read: `SELECT doc, rev, ts, added, retired FROM ${table} WHERE ${where}`,
+    read: `SELECT doc, rev, ts, added, retired, registered FROM ${table} WHERE ${where}`,
     readMany: `SELECT doc FROM ${table} WHERE app_id = ? AND shard = ? AND object_id IN ?`,
-    insert: `INSERT INTO ${table} (app_id, shard, object_id, doc, rev, ts, added) VALUES (?, ?, ?, ?, 1, ?, ?) IF NOT EXISTS`,
-    replace: `UPDATE ${table} SET doc = ?, rev = ?, ts = ?, added = ?, retired = ? WHERE ${where} IF rev = ?`,
+    insert: `INSERT INTO ${table} (app_id, shard, object_id, doc, rev, ts, added, registered) VALUES (?, ?, ?, ?, 1, ?, ?, ?) IF NOT EXISTS`,
+    replace: `UPDATE ${table} SET doc = ?, rev = ?, ts = ?, added = ?, retired = ?, registered = ? WHERE ${where} IF rev = ?`,
     delete: `DELETE FROM ${table} WHERE ${where} IF rev = ?`,
     page: `SELECT doc FROM ${table} WHERE app_id = ? AND shard = ? AND object_id > ? LIMIT ?`,
   };

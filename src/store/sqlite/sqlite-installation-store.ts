@@ -1,6 +1,6 @@
 import type { StatementSync } from 'node:sqlite';
 import { DuplicateValueError } from '../../core/errors.ts';
-import type { DeviceKey, InstallationPage, InstallationStore, ShardRange, ShardScan, StampPage } from '../../core/ports/installation-store.ts';
+import { maxRegistrationHolders, type DeviceKey, type InstallationPage, type InstallationStore, type ShardRange, type ShardScan, type StampPage } from '../../core/ports/installation-store.ts';
 import type { FieldOp, StoredObject, UpdateOptions } from '../../core/ports/object-store.ts';
 import { applyOps } from '../../query/apply-ops.ts';
 import {
@@ -21,7 +21,7 @@ const insertBatch = 500;
 /**
  * Installations in `installations`, clustered by (app, shard, objectId), with
  * `installation_index` rows naming the members of each channel and device
- * type per shard. Every write changes the row, its index rows and its device
+ * type per shard, and the holders of each registrationId. Every write changes the row, its index rows and its device
  * keys in one transaction, so an index read joined with the rows is never
  * stale. A shard page is one indexed range read.
  */
@@ -68,6 +68,14 @@ export class SqliteInstallationStore implements InstallationStore {
     return this.#session.run(() => {
       const row = this.#byDevice(key.field).get(appId, key.value);
       return row === undefined ? null : parseDoc(row.doc);
+    });
+  }
+
+  findByRegistrationId(appId: string, registrationId: string): Promise<StoredObject[]> {
+    return this.#session.run(() => {
+      if (registrationId === '') return [];
+      const rows = this.#sql.selectByRegistration.all(appId, indexKey({ kind: 'registrationId', registrationId }), maxRegistrationHolders);
+      return rows.map((row) => parseDoc(row.doc));
     });
   }
 
@@ -190,6 +198,13 @@ function prepareStatements(session: SqliteSession) {
     scanStamps: prepare(
       `SELECT object_id, json_extract(doc, '$.updatedAt') AS updated_at FROM installations WHERE app_id = ? AND shard = ? AND object_id > ?
        ORDER BY object_id LIMIT ?`,
+    ),
+    // One range of the index's primary key, whatever the shards: (app_id, index_key) leads it.
+    selectByRegistration: prepare(
+      `SELECT i.doc FROM installation_index x
+       JOIN installations i ON i.app_id = x.app_id AND i.shard = x.shard AND i.object_id = x.object_id
+       WHERE x.app_id = ? AND x.index_key = ?
+       ORDER BY x.object_id LIMIT ?`,
     ),
     scanIndex: prepare(
       `SELECT i.doc FROM installation_index x

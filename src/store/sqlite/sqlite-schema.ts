@@ -92,6 +92,12 @@ const migrations: readonly string[] = [
    );
    CREATE INDEX IF NOT EXISTS scheduled_pushes_by_due ON scheduled_pushes (due_at, app_id, id);
    CREATE INDEX IF NOT EXISTS scheduled_pushes_by_app_due ON scheduled_pushes (app_id, due_at, id);`,
+  // Installations by registrationId (a push to a maker's tokens finds their
+  // installations): index rows keyed r:<registrationId>, which every write
+  // keeps from now on, added here for the installations already stored.
+  `INSERT OR IGNORE INTO installation_index (app_id, index_key, shard, object_id)
+     SELECT app_id, 'r:' || json_extract(doc, '$.registrationId'), shard, object_id FROM installations
+     WHERE json_type(doc, '$.registrationId') = 'text' AND json_extract(doc, '$.registrationId') <> '';`,
 ];
 
 /** The schema version this code writes. */
