@@ -35,7 +35,7 @@ export const serviceTests = [
  * are most of the suite's time. test/contract runs schemathesis (Python, made
  * by scripts/tools/schemathesis.ts) against a Herald process.
  */
-export const wholeHeraldTests = [...httpSuites, 'test/process/**/*.test.ts', 'test/contract/**/*.test.ts', 'test/console/browser/**/*.test.ts', 'test/console/process/**/*.test.ts', 'test/image/import-in-image.test.ts'];
+export const wholeHeraldTests = [...httpSuites, 'test/process/**/*.test.ts', 'test/contract/**/*.test.ts', 'test/console/browser/**/*.test.ts', 'test/console/process/**/*.test.ts', 'test/image/import-in-image.test.ts', 'test/docs/examples.test.ts'];
 
 /** The Helm chart and the monitoring files, checked with helm and a Prometheus server: tools beyond Node. */
 export const deployTests = ['test/deploy/**/*.test.ts'];
