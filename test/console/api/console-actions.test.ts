@@ -72,6 +72,22 @@ describe("an operator's changes", () => {
     expect((await c.h.request('GET', '/1.1/scheduledPushMessages', { app: c.other, master: true })).body.results).toHaveLength(0);
   });
 
+  it("shows an app's installations by platform and activity, and its pushes of the week", async () => {
+    const admin = new ConsoleClient(c.consoleUrl, c.origin);
+    await admin.signIn(people.admin);
+    await c.h.request('POST', '/1.1/installations', { app: c.other, body: { deviceType: 'android', installationId: `ov-${Date.now()}`, registrationId: 'fcm-ov', vendor: 'fcm' } });
+    const push = await c.h.request('POST', '/1.1/push', { app: c.other, master: true, body: { where: { deviceType: 'android' }, data: { alert: 'week' } } });
+    expect(push.status).toBe(201);
+    await eventually('the push to be done', () => c.h.request('GET', `/1.1/tables/Notifications/${push.body.objectId}`, { app: c.other }), (res) => res.body.status === 'done');
+    const overview = await admin.get(`/apps/${c.other.id}`);
+    expect(overview.status).toBe(200);
+    // One iOS device saved by an earlier test, one Android device now, both saved today.
+    expect(overview.text).toContain('<tr><td>iOS</td><td class="num">1</td><td class="num">1</td>');
+    expect(overview.text).toContain('<tr><td>Android</td><td class="num">1</td><td class="num">1</td>');
+    const today = new Date(c.clock.now()).toISOString().slice(0, 10);
+    expect(overview.text).toMatch(new RegExp(`${today}</a></td><td class="num">1</td><td class="num">1</td><td class="num">1</td><td class="num">0</td>`));
+  });
+
   it('sends a password reset mail and a verification mail to a user, and writes both to the audit log', async () => {
     const username = `mail${Date.now()}`;
     const user = await c.h.request('POST', '/1.1/users', { body: { username, password: 'pw-123456', email: `${username}@example.test` } });
