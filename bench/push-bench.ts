@@ -1,5 +1,5 @@
 /**
- * `npm run bench:push [-- --devices 100000] [--store sqlite|cassandra] [--android 0.5]
+ * `npm run bench:push [-- --devices 100000] [--store sqlite|cassandra] [--android 0.5 | --android-vendors]
  *   [--distributed [--senders 2]]
  *   [--shards N] [--slice N] [--concurrency N] [--sessions N] [--window MIN:MAX] [--gateway-latency MS]
  *   [--transport herald|http2-wrapper]
@@ -36,6 +36,17 @@
  * fails unless every device got exactly one notification, the push records'
  * counters match the fakes' counts and the distributed broadcast went through
  * Kafka. Results go to bench/results/push-distributed[-android].json.
+ *
+ * `--android-vendors` sends one broadcast to a mixed audience instead: an
+ * eighth each of iOS, FCM and each phone maker's devices (Huawei, Honor,
+ * Xiaomi through mi and mi-intl, Meizu, OPPO, vivo, as the hosted service's
+ * SDK spells them), the makers' fakes together in a third process beside
+ * APNs's and FCM's. It prints deliveries/s overall and per gateway, Herald's
+ * CPU per delivery and each maker's requests (how many tokens a request
+ * carries), and fails unless every device got exactly one notification and
+ * Herald's counts and the record agree with the fakes; no h2load ceiling or
+ * client floor (those measure APNs). Results go to
+ * bench/results/push-<store>-android-vendors.json (vendor-bench.ts).
  */
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -54,6 +65,7 @@ import { floorSettings } from './push/client-floor.ts';
 import { windowProbe } from './push/window-probe.ts';
 import { medianOf, runTable, runTableLegend, targetLines, type PushRun } from './push/push-report.ts';
 import { seedInstallations } from './push/seed-installations.ts';
+import { runVendorBench } from './push/vendor-bench.ts';
 import { count, fail } from './bench-args.ts';
 import { gatewayTransportKinds, type GatewayTransportKind } from '../src/push/gateways/gateway-transport.ts';
 
@@ -62,6 +74,7 @@ const { values } = parseArgs({
     devices: { type: 'string', default: '100000' },
     store: { type: 'string' },
     android: { type: 'string', default: '0' },
+    'android-vendors': { type: 'boolean', default: false },
     distributed: { type: 'boolean', default: false },
     senders: { type: 'string' },
     shards: { type: 'string' },
@@ -81,6 +94,10 @@ const { values } = parseArgs({
 });
 
 const distributed = values.distributed;
+const androidVendors = values['android-vendors'];
+if (androidVendors && (distributed || values.android !== '0' || values['gateway-latency'] !== undefined || values.repeat !== '1' || values.profile !== undefined)) {
+  fail('--android-vendors is one broadcast of its own mixed audience in one process; leave out --distributed, --android, --gateway-latency, --repeat and --profile');
+}
 if (distributed && values.store !== undefined) fail('--distributed compares the embedded default (SQLite, one process) with Cassandra, Redis and Kafka (a process per role); leave out --store');
 if (!distributed && values.senders !== undefined) fail('--senders is for --distributed runs');
 const store = (values.store ?? 'sqlite') as BenchStore;
@@ -131,6 +148,18 @@ const resultName = `push-${distributed ? 'distributed' : store}${androidShare > 
 const out = (line: string): boolean => process.stdout.write(`${line}\n`);
 
 async function main(): Promise<void> {
+  if (androidVendors) {
+    await runVendorBench({
+      devices,
+      store,
+      engine,
+      herald: heraldNodeOptions === undefined ? {} : { nodeOptions: heraldNodeOptions },
+      outDir,
+      resultName: `push-${store}-android-vendors${devices === 100_000 ? '' : `-${devices}`}${engine.transport === 'http2-wrapper' ? '-http2-wrapper' : ''}.json`,
+      out,
+    });
+    return;
+  }
   const app: BenchApp = { id: 'bench', key: randomBytes(12).toString('hex'), masterKey: randomBytes(16).toString('hex') };
   const dataDir = mkdtempSync(join(tmpdir(), 'herald-push-bench-'));
   const backends = await benchBackends(store);

@@ -9,13 +9,17 @@ import { ProgressBar } from './progress-bar.ts';
 
 export interface SeedPlan {
   devices: number;
-  /** Share of the devices that are Android (FCM), spread evenly among the iOS ones. */
+  /** Share of the devices that are Android, spread evenly among the iOS ones. */
   androidShare: number;
+  /** The vendors of the Android devices, one after another in this order (a vendor twice gets twice the devices); default all FCM. */
+  vendors?: readonly string[];
 }
 
 export interface Seeded {
   ios: number;
   android: number;
+  /** Android devices by vendor. */
+  byVendor: Record<string, number>;
   seconds: number;
 }
 
@@ -41,6 +45,8 @@ export async function seedInstallations(config: HeraldConfig, appId: string, pla
   const started = performance.now();
   const batchSize = config.store.kind === 'sqlite' ? 10_000 : 2000;
   const topic = config.apps[0]?.push.apns?.topic ?? 'com.example.app';
+  const vendors = plan.vendors ?? ['fcm'];
+  const byVendor: Record<string, number> = {};
   let android = 0;
   try {
     for (let start = 0; start < plan.devices; start += batchSize) {
@@ -48,8 +54,14 @@ export async function seedInstallations(config: HeraldConfig, appId: string, pla
       const end = Math.min(plan.devices, start + batchSize);
       for (let n = start; n < end; n += 1) {
         const isAndroid = Math.floor((n + 1) * plan.androidShare) > Math.floor(n * plan.androidShare);
-        if (isAndroid) android += 1;
-        batch.push(isAndroid ? androidInstallation(topic) : iosInstallation(topic));
+        if (!isAndroid) {
+          batch.push(iosInstallation(topic));
+          continue;
+        }
+        const vendor = vendors[android % vendors.length] as string;
+        android += 1;
+        byVendor[vendor] = (byVendor[vendor] ?? 0) + 1;
+        batch.push(androidInstallation(topic, vendor));
       }
       await store.installations.insertMany(appId, batch);
       bar.update(end);
@@ -58,7 +70,7 @@ export async function seedInstallations(config: HeraldConfig, appId: string, pla
   } finally {
     await store.close();
   }
-  return { ios: plan.devices - android, android, seconds: (performance.now() - started) / 1000 };
+  return { ios: plan.devices - android, android, byVendor, seconds: (performance.now() - started) / 1000 };
 }
 
 function common(topic: string): StoredObject {
@@ -83,8 +95,23 @@ function iosInstallation(topic: string): StoredObject {
   return { ...common(topic), deviceType: 'ios', deviceToken: randomBytes(32).toString('hex') };
 }
 
-function androidInstallation(topic: string): StoredObject {
-  // FCM registration tokens: an instance id, a colon, then an opaque base64url blob of ~140 characters.
-  const registrationId = `${randomBytes(16).toString('base64url').slice(0, 22)}:APA91b${randomBytes(102).toString('base64url')}`;
-  return { ...common(topic), deviceType: 'android', registrationId, vendor: 'fcm', pushType: 'gcm' };
+function androidInstallation(topic: string, vendor: string): StoredObject {
+  const make = registrationIds[vendor];
+  if (make === undefined) throw new Error(`no registrationId shape for vendor ${vendor}`);
+  const registrationId = make();
+  return { ...common(topic), deviceType: 'android', registrationId, vendor, ...(vendor === 'fcm' ? { pushType: 'gcm' } : {}) };
 }
+
+/** A registrationId of the shape each service issues, by the vendor the hosted service's SDK writes. */
+const registrationIds: Record<string, () => string> = {
+  // FCM registration tokens: an instance id, a colon, then an opaque base64url blob of ~140 characters.
+  fcm: () => `${randomBytes(16).toString('base64url').slice(0, 22)}:APA91b${randomBytes(102).toString('base64url')}`,
+  HMS: () => `IQAAAACy0${randomBytes(96).toString('base64url')}`,
+  honor: () => `BAEAAAAAB${randomBytes(48).toString('base64url')}`,
+  mi: () => randomBytes(33).toString('base64'),
+  'mi-intl': () => randomBytes(33).toString('base64'),
+  mz: () => `ULY${randomBytes(19).toString('hex')}`,
+  oppo: () => `CN_${randomBytes(16).toString('hex')}`,
+  // vivo checks 23 characters.
+  vivo: () => randomBytes(12).toString('hex').slice(0, 23),
+};
