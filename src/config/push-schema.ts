@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { deliveryLogSchema } from './delivery-log-schema.ts';
 import { pushGatewaysSchema } from './push-gateways-schema.ts';
 
 /**
@@ -42,6 +43,9 @@ export const pushEngineSchema = z
     schedulerIntervalMs: z.number().int().min(100).max(60_000).default(1000).describe('how often the scheduler looks for due pushes'),
     sweepIntervalMs: z.number().int().min(1000).max(7 * 24 * 3_600_000).default(3_600_000).describe('how often idle installations and old push records are removed'),
     gateways: pushGatewaysSchema.default(pushGatewaysSchema.parse({})),
+    deliveryLog: deliveryLogSchema
+      .default(deliveryLogSchema.parse({}))
+      .describe("each targeted device's final outcome, kept per app and queried by push and by installation (docs/delivery-log.md)"),
   })
   .strict();
 

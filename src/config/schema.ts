@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { busSchema, coordinationSchema, storeSchema } from './backends-schema.ts';
 import { consoleSchema } from './console-schema.ts';
+import { appDeliveryLogSchema } from './delivery-log-schema.ts';
 import { appPushSchema } from './push-gateways-schema.ts';
 import { pushEngineSchema } from './push-schema.ts';
 
@@ -69,6 +70,7 @@ export const appSettingsSchema = z
       })
       .strict()
       .default({ _User: { find: false, delete: true }, _Installation: { find: false, delete: false } }),
+    deliveryLog: appDeliveryLogSchema.default({}).describe("this app's delivery log: retention and what is kept of delivered devices; unset keys follow push.deliveryLog"),
   })
   .strict();
 

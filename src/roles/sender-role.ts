@@ -2,6 +2,10 @@ import type { Subscription } from '../core/ports/bus.ts';
 import { logAppGateways } from '../push/gateways/log-app-gateways.ts';
 import { loadPushCredentials } from '../push/gateways/load-push-credentials.ts';
 import { PushGateways } from '../push/gateways/push-gateways.ts';
+import { deliveryLogPolicy } from '../push/delivery-log/delivery-log-policy.ts';
+import { DeliveryLogWriter } from '../push/delivery-log/delivery-log-writer.ts';
+import { DeliveryEventSinks } from '../push/outcomes/delivery-event-sinks.ts';
+import type { DeliveryEvents } from '../push/outcomes/delivery-events.ts';
 import { DeliveryFailureLog } from '../push/sender/delivery-failure-log.ts';
 import { DeviceDeliveries } from '../push/sender/device-deliveries.ts';
 import { Sender } from '../push/sender/sender.ts';
@@ -63,6 +67,7 @@ export class SenderRole implements Role {
       topics,
       buckets: coord,
       deliveries,
+      ...deliveryEventsOf(this.#runtime),
       clock,
       logger: roleLogger,
       metrics: metrics.sender,
@@ -89,4 +94,20 @@ export class SenderRole implements Role {
       this.#failures?.close();
     });
   }
+}
+
+/**
+ * Where the senders hand each slice's delivery events: the delivery log
+ * (docs/delivery-log.md) unless `push.deliveryLog.enabled` is off, and
+ * whatever else follows the outcomes. With no sink at all, no event is made.
+ */
+function deliveryEventsOf(runtime: Runtime): { events?: DeliveryEvents } {
+  const { config, store } = runtime;
+  const sinks: DeliveryEvents[] = [];
+  if (config.push.deliveryLog.enabled) {
+    const policies = new Map(config.apps.map((app) => [app.id, deliveryLogPolicy(config.push, app.settings)]));
+    const fallback = deliveryLogPolicy(config.push, undefined);
+    sinks.push(new DeliveryLogWriter({ store: store.deliveries, policyOf: (appId) => policies.get(appId) ?? fallback }));
+  }
+  return sinks.length === 0 ? {} : { events: new DeliveryEventSinks(sinks) };
 }

@@ -23,7 +23,8 @@ const pageSize = 1000;
  * opened for the idle time are removed (a device saved again meanwhile is
  * kept: `deleteIfUnchanged`), push records left unaccepted by a stopped API
  * node are removed (UnacceptedPushes), and push records past retention are
- * removed (stores that expire them by themselves answer 0). It reads every
+ * removed, and so are delivery log entries past their app's retention
+ * (stores that expire them by themselves answer 0). It reads every
  * shard a page at a time, so its memory does not grow with the number of
  * installations.
  */
@@ -56,7 +57,9 @@ export class Housekeeping {
     }
     const unaccepted = signal.aborted ? 0 : await this.#unaccepted.remove(signal);
     const records = await store.pushes.purgeOlderThan(clock.now() - this.#deps.retentionMs);
-    if (installations > 0 || records > 0) logger.info({ installations, records }, 'removed idle installations and old push records');
+    // Each slice's rows carry their own expiry: the app's delivery log retention when they were written.
+    const deliverySlices = await store.deliveries.purgeExpired(clock.now());
+    if (installations > 0 || records > 0 || deliverySlices > 0) logger.info({ installations, records, deliverySlices }, 'removed idle installations, old push records and expired delivery log entries');
     return { installations, records, unaccepted };
   }
 }

@@ -1,4 +1,5 @@
 import type { Query } from '../../query/query.ts';
+import type { DeliveryLogStore } from './delivery-log-store.ts';
 import type { InstallationStore } from './installation-store.ts';
 import type { PushStore } from './push-store.ts';
 import type { ScheduledPushStore } from './scheduled-push-store.ts';
@@ -82,6 +83,8 @@ export interface Store extends ObjectStore, TokenStore {
   readonly pushes: PushStore;
   /** Pushes waiting for their push_time. */
   readonly scheduled: ScheduledPushStore;
+  /** Each targeted device's final outcome, per push slice, found by push and by installation. */
+  readonly deliveries: DeliveryLogStore;
   /** Answers when the backing service is reachable. */
   ping(): Promise<void>;
   close(): Promise<void>;

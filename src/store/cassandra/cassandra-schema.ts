@@ -7,6 +7,17 @@ import type { CassandraReplication } from './cassandra-store-options.ts';
  */
 export const objectBuckets = 16;
 
+/**
+ * Tables whose rows all carry a TTL and are never deleted (the delivery
+ * log): SSTables grouped by day of writing, so that once every row of a day
+ * has expired its SSTable is dropped whole rather than compacted cell by
+ * cell (no tombstones to read past, no compaction of expired data); expired
+ * cells are purged 3 hours after their expiry rather than the default 10 days,
+ * as nothing is deleted that a repair would have to carry.
+ */
+const expiringRows =
+  "compaction = {'class': 'TimeWindowCompactionStrategy', 'compaction_window_unit': 'DAYS', 'compaction_window_size': 1} AND gc_grace_seconds = 10800";
+
 /** One schema step: idempotent DDL statements, applied in order. */
 export interface CassandraMigration {
   version: number;
@@ -118,7 +129,37 @@ export const cassandraMigrations: readonly CassandraMigration[] = [
       `ALTER TABLE ${keyspace}.installations ADD IF NOT EXISTS registered text`,
     ],
   },
+  {
+    version: 5,
+    description:
+      'the delivery log: delivery_slices (a slice\'s entries by outcome, a partition per slice), delivery_push_slices ((app, push): the slices\' counts), delivery_ranges ((app, installation bucket, day): the slices that may hold an installation); every row written with a TTL and compacted by time window',
+    statements: (keyspace) => [
+      createTable(
+        keyspace,
+        'delivery_slices',
+        `app_id text, push_id text, slice_key text, written_at timestamp,
+         failed_entries blob, invalid_token_entries blob, delivered_entries blob,
+         PRIMARY KEY ((app_id, push_id, slice_key))`,
+        expiringRows,
+      ),
+      createTable(
+        keyspace,
+        'delivery_push_slices',
+        `app_id text, push_id text, slice_key text, written_at timestamp, failed int, invalid_tokens int, delivered int,
+         PRIMARY KEY ((app_id, push_id), slice_key)`,
+        expiringRows,
+      ),
+      createTable(
+        keyspace,
+        'delivery_ranges',
+        `app_id text, bucket int, day int, written_at timestamp, push_id text, slice_key text, low text, high text, filter blob,
+         PRIMARY KEY ((app_id, bucket, day), written_at, push_id, slice_key)`,
+        `CLUSTERING ORDER BY (written_at DESC, push_id DESC, slice_key DESC) AND ${expiringRows}`,
+      ),
+    ],
+  },
 ];
+
 
 /** The schema version this code writes. */
 export const cassandraSchemaVersion = cassandraMigrations.at(-1)?.version ?? 0;

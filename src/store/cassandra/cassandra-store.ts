@@ -2,6 +2,7 @@ import type { ArrayOrObject, Client, QueryOptions, types } from 'cassandra-drive
 import { systemClock } from '../../core/clock.ts';
 import type { InstallationStore } from '../../core/ports/installation-store.ts';
 import type { FieldOp, FindResult, Store, StoredObject, UniqueKey, UpdateOptions } from '../../core/ports/object-store.ts';
+import type { DeliveryLogStore } from '../../core/ports/delivery-log-store.ts';
 import type { PushStore } from '../../core/ports/push-store.ts';
 import type { ScheduledPushStore } from '../../core/ports/scheduled-push-store.ts';
 import type { Query } from '../../query/query.ts';
@@ -10,6 +11,7 @@ import { checkShardCount, defaultInstallationShards, shardCountMismatch } from '
 import { connectCassandra, type CqlSession } from './cassandra-client.ts';
 import { closedStoreError, translateCassandraError } from './cassandra-errors.ts';
 import { checkKeyspaceName } from './cassandra-schema.ts';
+import { CassandraDeliveryLogStore } from './cassandra-delivery-log-store.ts';
 import { CassandraInstallationStore } from './cassandra-installation-store.ts';
 import { CassandraPushStore } from './cassandra-push-store.ts';
 import { CassandraScheduledPushStore } from './cassandra-scheduled-push-store.ts';
@@ -35,6 +37,7 @@ export class CassandraStore implements Store {
   readonly installations: InstallationStore;
   readonly pushes: PushStore;
   readonly scheduled: ScheduledPushStore;
+  readonly deliveries: DeliveryLogStore;
   readonly #client: Client;
   readonly #objects: ObjectTable;
   readonly #writes: ObjectWrites;
@@ -78,6 +81,7 @@ export class CassandraStore implements Store {
       fetchSize,
     });
     this.scheduled = new CassandraScheduledPushStore(session, options.keyspace, new StoreSettings(session, options.keyspace), fetchSize);
+    this.deliveries = new CassandraDeliveryLogStore(session, options.keyspace, clock);
   }
 
   insert(appId: string, className: string, object: StoredObject): Promise<void> {

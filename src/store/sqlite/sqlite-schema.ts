@@ -98,6 +98,38 @@ const migrations: readonly string[] = [
   `INSERT OR IGNORE INTO installation_index (app_id, index_key, shard, object_id)
      SELECT app_id, 'r:' || json_extract(doc, '$.registrationId'), shard, object_id FROM installations
      WHERE json_type(doc, '$.registrationId') = 'text' AND json_extract(doc, '$.registrationId') <> '';`,
+  // The delivery log (docs/delivery-log.md): one row per slice of a push with
+  // its entries by outcome (large rows, so a rowid table), and per
+  // installation bucket one range row per slice pointing at it. Both go when
+  // their expires_ms has passed (the scheduler's sweep).
+  `CREATE TABLE IF NOT EXISTS delivery_slices (
+     app_id TEXT NOT NULL,
+     push_id TEXT NOT NULL,
+     slice_key TEXT NOT NULL,
+     written_ms INTEGER NOT NULL,
+     expires_ms INTEGER NOT NULL,
+     failed INTEGER NOT NULL,
+     invalid_tokens INTEGER NOT NULL,
+     delivered INTEGER NOT NULL,
+     failed_entries BLOB NOT NULL,
+     invalid_token_entries BLOB NOT NULL,
+     delivered_entries BLOB NOT NULL,
+     UNIQUE (app_id, push_id, slice_key)
+   );
+   CREATE INDEX IF NOT EXISTS delivery_slices_by_expiry ON delivery_slices (expires_ms);
+   CREATE TABLE IF NOT EXISTS delivery_ranges (
+     app_id TEXT NOT NULL,
+     bucket INTEGER NOT NULL,
+     written_ms INTEGER NOT NULL,
+     push_id TEXT NOT NULL,
+     slice_key TEXT NOT NULL,
+     low TEXT NOT NULL,
+     high TEXT NOT NULL,
+     filter BLOB NOT NULL,
+     expires_ms INTEGER NOT NULL,
+     PRIMARY KEY (app_id, bucket, written_ms, push_id, slice_key)
+   ) WITHOUT ROWID;
+   CREATE INDEX IF NOT EXISTS delivery_ranges_by_expiry ON delivery_ranges (expires_ms);`,
 ];
 
 /** The schema version this code writes. */

@@ -12,6 +12,7 @@ import type {
   UpdateOptions,
 } from '../../core/ports/object-store.ts';
 import type { PushStore } from '../../core/ports/push-store.ts';
+import type { DeliveryLogStore } from '../../core/ports/delivery-log-store.ts';
 import type { ScheduledPushStore } from '../../core/ports/scheduled-push-store.ts';
 import { applyOps } from '../../query/apply-ops.ts';
 import type { Query } from '../../query/query.ts';
@@ -20,6 +21,7 @@ import { checkShardCount, defaultInstallationShards } from '../installation-shar
 import { translateSqliteError } from './sqlite-errors.ts';
 import { SqliteInstallationStore } from './sqlite-installation-store.ts';
 import { SqlitePushStore } from './sqlite-push-store.ts';
+import { SqliteDeliveryLogStore } from './sqlite-delivery-log-store.ts';
 import { SqliteScheduledPushStore } from './sqlite-scheduled-push-store.ts';
 import { migrateSqliteSchema } from './sqlite-schema.ts';
 import { SqliteSession } from './sqlite-session.ts';
@@ -42,6 +44,7 @@ export class SqliteStore implements Store {
   readonly installations: InstallationStore;
   readonly pushes: PushStore;
   readonly scheduled: ScheduledPushStore;
+  readonly deliveries: DeliveryLogStore;
   readonly #db: DatabaseSync;
   readonly #session: SqliteSession;
   readonly #classes: ClassDescriptors;
@@ -69,6 +72,7 @@ export class SqliteStore implements Store {
       this.installations = new SqliteInstallationStore(this.#session, shardCount);
       this.pushes = new SqlitePushStore(this.#session, this.#clock);
       this.scheduled = new SqliteScheduledPushStore(this.#session);
+      this.deliveries = new SqliteDeliveryLogStore(this.#session);
     } catch (error) {
       this.#db.close();
       this.#lock?.release();

@@ -1,0 +1,137 @@
+import { describe, expect, it } from 'vitest';
+import type { LoggedSlice } from '../../../src/core/ports/delivery-log-store.ts';
+import { deliveryLogPolicy, type DeliveryLogPolicy } from '../../../src/push/delivery-log/delivery-log-policy.ts';
+import { DeliveryLogWriter, loggedSlice } from '../../../src/push/delivery-log/delivery-log-writer.ts';
+import { decodeEntries, encodeEntries } from '../../../src/push/delivery-log/entries-codec.ts';
+import { deliveryLogBucket, filterMayHold, installationFilter } from '../../../src/push/delivery-log/installation-filter.ts';
+import type { DeliveryEvent } from '../../../src/push/outcomes/delivery-event.ts';
+
+const slice = { appId: 'shop', pushId: 'push1', sliceKey: 's0/0', endedAt: 1_764_000_000_000 };
+
+function event(n: number, parts: Partial<DeliveryEvent> = {}): DeliveryEvent {
+  return {
+    version: 1,
+    appId: 'shop',
+    pushId: 'push1',
+    sliceKey: 's0/0',
+    installation: `inst${n}`,
+    tokenSuffix: `tok${n}`,
+    platform: 'ios',
+    gateway: 'apns',
+    outcome: 'delivered',
+    reason: null,
+    unregistered: false,
+    status: 200,
+    messageId: `id-${n}`,
+    attempts: 1,
+    latencyMs: n / 10,
+    at: slice.endedAt - 1000 + n,
+    ...parts,
+  };
+}
+
+const all: DeliveryLogPolicy = { enabled: true, retentionMs: 7 * 86_400_000, successes: 'all', sampleRate: 0.01 };
+
+describe('the entries codec', () => {
+  it('gives back every field of every entry', () => {
+    const events = [
+      event(1),
+      event(2, { installation: null, platform: 'android', gateway: 'fcm', outcome: 'invalidToken', reason: 'UNREGISTERED', unregistered: true, status: 404, messageId: null }),
+      event(3, { outcome: 'failed', reason: 'NoApnsCredentials', status: null, messageId: null, attempts: 0, latencyMs: 0, tokenSuffix: null }),
+    ];
+    expect(decodeEntries(encodeEntries(events), slice)).toEqual(events);
+  });
+
+  it('writes a value every entry shares once', () => {
+    const events = Array.from({ length: 100 }, (_, n) => event(n, { messageId: null, latencyMs: 2, at: slice.endedAt }));
+    const blob = encodeEntries(events).toString();
+    expect(blob.match(/"apns"/g)).toHaveLength(1);
+    expect(decodeEntries(Buffer.from(blob), slice)).toEqual(events);
+  });
+
+  it('stores nothing for no entries', () => {
+    expect(encodeEntries([]).length).toBe(0);
+    expect(decodeEntries(Buffer.alloc(0), slice)).toEqual([]);
+  });
+});
+
+describe('the installation filter', () => {
+  it('holds every installation put in it and few others', () => {
+    const ids = Array.from({ length: 1000 }, (_, n) => `held${n}`);
+    const filter = installationFilter(ids);
+    expect(ids.every((id) => filterMayHold(filter, id))).toBe(true);
+    const others = Array.from({ length: 10_000 }, (_, n) => `other${n}`).filter((id) => filterMayHold(filter, id));
+    expect(others.length).toBeLessThan(500);
+    expect(filter.length).toBe(1 + 1000);
+  });
+});
+
+describe('the delivery log writer', () => {
+  it('keeps each outcome apart, counts every device, and makes a range per installation bucket', () => {
+    const events = [
+      event(1),
+      event(2),
+      event(3, { outcome: 'invalidToken', reason: 'BadDeviceToken', status: 400 }),
+      event(4, { outcome: 'failed', reason: 'NoApnsCredentials', attempts: 0 }),
+      event(5, { installation: null }),
+    ];
+    const written = loggedSlice(slice, events, all);
+    expect(written).toMatchObject({ pushId: 'push1', sliceKey: 's0/0', writtenAt: slice.endedAt, expiresAt: slice.endedAt + all.retentionMs });
+    expect(written.counts).toEqual({ delivered: 3, invalidToken: 1, failed: 1 });
+    expect(decodeEntries(written.entries.delivered, slice).map((entry) => entry.tokenSuffix)).toEqual(['tok1', 'tok2', 'tok5']);
+    expect(decodeEntries(written.entries.invalidToken, slice).map((entry) => entry.installation)).toEqual(['inst3']);
+    expect(decodeEntries(written.entries.failed, slice).map((entry) => entry.reason)).toEqual(['NoApnsCredentials']);
+    const installations = ['inst1', 'inst2', 'inst3', 'inst4'];
+    for (const id of installations) {
+      const range = written.ranges.find((candidate) => candidate.bucket === deliveryLogBucket(id));
+      expect(range, id).toBeDefined();
+      expect(id >= (range?.low ?? '') && id <= (range?.high ?? '')).toBe(true);
+      expect(filterMayHold(range?.filter ?? Buffer.alloc(0), id)).toBe(true);
+    }
+    expect(written.ranges).toHaveLength(new Set(installations.map(deliveryLogBucket)).size);
+  });
+
+  it('keeps every failure and no success with successes off', () => {
+    const events = [...Array.from({ length: 50 }, (_, n) => event(n)), event(99, { outcome: 'failed', reason: 'Timeout' })];
+    const written = loggedSlice(slice, events, { ...all, successes: 'off' });
+    expect(written.counts).toEqual({ delivered: 50, invalidToken: 0, failed: 1 });
+    expect(written.entries.delivered.length).toBe(0);
+    expect(decodeEntries(written.entries.failed, slice)).toHaveLength(1);
+    expect(written.ranges.map((range) => range.low)).toEqual(['inst99']);
+  });
+
+  it('keeps about the sampled share of successes, the same devices when the slice is redone', () => {
+    const events = Array.from({ length: 5000 }, (_, n) => event(n));
+    const sampled = { ...all, successes: 'sampled' as const, sampleRate: 0.1 };
+    const kept = decodeEntries(loggedSlice(slice, events, sampled).entries.delivered, slice).map((entry) => entry.installation);
+    expect(kept.length).toBeGreaterThan(400);
+    expect(kept.length).toBeLessThan(600);
+    expect(decodeEntries(loggedSlice(slice, events, sampled).entries.delivered, slice).map((entry) => entry.installation)).toEqual(kept);
+    const otherPush = decodeEntries(loggedSlice({ ...slice, pushId: 'push2' }, events.map((entry) => ({ ...entry, pushId: 'push2' })), sampled).entries.delivered, slice);
+    expect(otherPush.map((entry) => entry.installation)).not.toEqual(kept);
+  });
+
+  it('writes one slice per call, and nothing when the log is off or the slice targeted no device', async () => {
+    const writes: LoggedSlice[] = [];
+    let policy = all;
+    const writer = new DeliveryLogWriter({ store: { writeSlice: (_app, written) => Promise.resolve(void writes.push(written)) }, policyOf: () => policy });
+    await writer.record(slice, [event(1), event(2)]);
+    await writer.record(slice, []);
+    policy = { ...all, enabled: false };
+    await writer.record(slice, [event(3)]);
+    expect(writes).toHaveLength(1);
+  });
+});
+
+describe('the delivery log policy', () => {
+  const engine = { retentionDays: 7, deliveryLog: { enabled: true, successes: 'all' as const, sampleRate: 0.01 } };
+
+  it("follows push.deliveryLog, with the push records' retention", () => {
+    expect(deliveryLogPolicy(engine, undefined)).toEqual({ enabled: true, retentionMs: 7 * 86_400_000, successes: 'all', sampleRate: 0.01 });
+  });
+
+  it("takes an app's own choices over it", () => {
+    const app = { deliveryLog: { successes: 'sampled' as const, sampleRate: 0.25, retentionDays: 2 } };
+    expect(deliveryLogPolicy({ ...engine, deliveryLog: { ...engine.deliveryLog, retentionDays: 3 } }, app)).toEqual({ enabled: true, retentionMs: 2 * 86_400_000, successes: 'sampled', sampleRate: 0.25 });
+  });
+});
