@@ -21,11 +21,22 @@ export interface AudienceRules {
  * (written before that rule) is not matched: it names no owner.
  */
 export function targetPlatform(installation: StoredObject, rules: AudienceRules): Platform | null {
-  const type = installation.deviceType;
-  if (type !== 'ios' && type !== 'android') return null;
+  const type = pushPlatform(installation);
+  if (type === null) return null;
   if (!savedSince(installation, rules.activeSince)) return null;
   if (rules.skip.some((index) => holdsIndex(installation, index))) return null;
-  return matches(rules.where, withoutStrayUser(installation)) ? type : null;
+  return matchesWhere(installation, rules.where) ? type : null;
+}
+
+/** The platform an installation is pushed through by its `deviceType`: `ios` or `android`, null for any other. */
+export function pushPlatform(installation: StoredObject): Platform | null {
+  const type = installation.deviceType;
+  return type === 'ios' || type === 'android' ? type : null;
+}
+
+/** Whether the installation matches a push's `where` (channels merged in); a `user` that is not one Pointer to `_User` is not matched. */
+export function matchesWhere(installation: StoredObject, where: Condition | null): boolean {
+  return matches(where, withoutStrayUser(installation));
 }
 
 /** Whether the installation was saved at or after `activeSince` (ms): not idle. */

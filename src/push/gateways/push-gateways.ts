@@ -3,6 +3,7 @@ import type { Logger } from '../../core/logger.ts';
 import type { PushGatewaysConfig } from '../../config/push-gateways-schema.ts';
 import { ApnsClient } from './apns-client.ts';
 import type { ApnsEnvironment } from './apns-client-options.ts';
+import { chooseApnsCredential } from './apns-credential-choice.ts';
 import { FcmClient } from './fcm-client.ts';
 import type { MakerName } from './delivery.ts';
 import { noopGatewayMetrics, type GatewayMetrics } from './gateway-metrics.ts';
@@ -55,29 +56,30 @@ export class PushGateways {
 
   /**
    * The APNs client for deliveries of `appId` to `environment`, or null when
-   * the app has no credentials for it. A `profile` (an installation's
-   * `deviceProfile`) picks that named certificate; without one, or for a
-   * profile the app does not define, token auth serves, else the
-   * environment's certificate. An unknown profile without token auth answers
-   * null rather than a certificate for another bundle.
+   * the app has no credentials for it (`chooseApnsCredential`, which explain
+   * asks too): a `profile` (an installation's `deviceProfile`) picks that
+   * named certificate; without one, or for a profile the app does not define,
+   * token auth serves, else the environment's certificate. An unknown
+   * profile without token auth answers null rather than a certificate for
+   * another bundle.
    */
   apns(appId: string, environment: ApnsEnvironment, profile?: string): ApnsClient | null {
     const credentials = this.#app(appId)?.apns;
     if (credentials === undefined) return null;
+    const choice = chooseApnsCredential(credentials, environment, profile);
+    if (choice === null) return null;
     const clients = this.#clientsOf(appId);
-    if (profile !== undefined && profile !== '') {
-      const certificate = credentials.profiles.get(profile)?.[environment];
-      if (certificate !== undefined) {
-        let byEnvironment = clients.apnsProfiles.get(profile);
-        if (byEnvironment === undefined) clients.apnsProfiles.set(profile, (byEnvironment = {}));
-        return (byEnvironment[environment] ??= this.#certificateClient(appId, environment, credentials, certificate, profile));
+    switch (choice.kind) {
+      case 'profile': {
+        let byEnvironment = clients.apnsProfiles.get(choice.profile);
+        if (byEnvironment === undefined) clients.apnsProfiles.set(choice.profile, (byEnvironment = {}));
+        return (byEnvironment[environment] ??= this.#certificateClient(appId, environment, credentials, choice.certificate, choice.profile));
       }
-      if (credentials.token === undefined) return null;
+      case 'token':
+        return (clients.apnsToken[environment] ??= this.#tokenClient(appId, environment, credentials));
+      case 'certificate':
+        return (clients.apnsCertificate[environment] ??= this.#certificateClient(appId, environment, credentials, choice.certificate, undefined));
     }
-    if (credentials.token !== undefined) return (clients.apnsToken[environment] ??= this.#tokenClient(appId, environment, credentials));
-    const certificate = credentials.certificates[environment];
-    if (certificate === undefined) return null;
-    return (clients.apnsCertificate[environment] ??= this.#certificateClient(appId, environment, credentials, certificate, undefined));
   }
 
   /** The FCM client of `appId`, or null when the app has no service account. */

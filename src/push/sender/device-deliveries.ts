@@ -3,13 +3,12 @@ import { PreconditionFailedError } from '../../core/errors.ts';
 import type { Logger } from '../../core/logger.ts';
 import type { InstallationStore } from '../../core/ports/installation-store.ts';
 import type { StoredObject } from '../../core/ports/object-store.ts';
-import type { ApnsEnvironment } from '../gateways/apns-client-options.ts';
 import { deliverWithRetry, type RetryPolicy } from '../gateways/deliver-with-retry.ts';
 import type { DeliveryReason } from '../gateways/delivery-reasons.ts';
 import type { ApnsDelivery, DeliveryOutcome, GatewayClient, GatewayName } from '../gateways/delivery.ts';
+import { androidDeviceRoute, iosDeviceRoute } from '../audience/device-route.ts';
 import type { GatewayMetrics } from '../gateways/gateway-metrics.ts';
 import type { AndroidRoute } from '../gateways/makers/android-routes.ts';
-import type { Maker } from '../gateways/makers/maker.ts';
 import type { PushGateways } from '../gateways/push-gateways.ts';
 import { nextBadge } from '../payload/apns-template.ts';
 import type { SliceEvents, EventDevice } from '../outcomes/slice-events.ts';
@@ -46,11 +45,6 @@ export interface SliceContext {
   signal: AbortSignal;
 }
 
-const environments: Record<PushSpec['environment'], ApnsEnvironment> = { prod: 'production', dev: 'development' };
-
-/** The maker profile of an installation without a `deviceProfile` (the hosted service's rule). */
-export const defaultMakerProfile = '_default';
-
 /** Why a device was not sent to, for the warn line: what is missing and where it is set. */
 const notSentCauses: Partial<Record<DeliveryReason, string>> = {
   NoApnsCredentials: 'the app has no APNs credentials for this environment and device profile (apps[].push.apns)',
@@ -78,70 +72,47 @@ export class DeviceDeliveries {
     this.#deps = deps;
   }
 
-  /** An iOS device by its token; `installation` when the token belongs to a stored one. */
-  async toIos(slice: SliceContext, token: string, installation: StoredObject | null): Promise<void> {
-    const { spec } = slice;
-    const profile = spec.target.kind === 'devices' ? spec.target.deviceProfile : installation?.deviceProfile;
-    const client = this.#deps.gateways.apns(slice.appId, environments[spec.environment], typeof profile === 'string' ? profile : undefined);
-    if (client === null) return this.#notSent(slice, 'apns', 'NoApnsCredentials', { installation, token, platform: 'ios' });
-    const storedTopic = installation?.apnsTopic;
-    const topic = spec.topic ?? (typeof storedTopic === 'string' && storedTopic !== '' ? storedTopic : client.defaultTopic);
-    if (topic === undefined) return this.#notSent(slice, 'apns', 'MissingTopic', { installation, token, platform: 'ios' });
+  /**
+   * An iOS device by its token (the listed one, or the installation's);
+   * `installation` when the token belongs to a stored one. Where it goes,
+   * or why it does not, is `iosDeviceRoute`'s, which explain asks too.
+   */
+  async toIos(slice: SliceContext, token: unknown, installation: StoredObject | null): Promise<void> {
+    const route = iosDeviceRoute(this.#deps.gateways, slice, token, installation);
+    if (route.kind !== 'apns') {
+      if (route.kind === 'not-sent') this.#notSent(slice, route.gateway, route.reason, { installation, token, platform: 'ios' });
+      return;
+    }
     const template = slice.prepared.apns();
     const payload = template.incrementBadge ? template.withBadge(await this.#incrementedBadge(slice, installation)) : template.body;
-    const delivery: ApnsDelivery = { token, topic, pushType: template.pushType, priority: template.priority, payload };
+    const delivery: ApnsDelivery = { token: route.token, topic: route.topic, pushType: template.pushType, priority: template.priority, payload };
     if (template.expiration !== null) delivery.expiration = template.expiration;
     if (template.collapseId !== null) delivery.collapseId = template.collapseId;
-    await this.#send(slice, 'ios', client, delivery, installation, token);
+    await this.#send(slice, 'ios', route.client, delivery, installation, route.token);
   }
 
   /**
    * An Android device through the gateway its vendor routes to: FCM, or a
-   * phone maker with the installation's profile. `listed` is the
-   * registrationId a `/push/devices` request named the device by; otherwise
-   * the installation's is used.
-   */
-  async toAndroid(slice: SliceContext, route: AndroidRoute, installation: StoredObject | null, listed?: string): Promise<void> {
-    const token = listed ?? installation?.registrationId;
-    switch (route.kind) {
-      case 'not-sent':
-        return this.#notSent(slice, 'fcm', route.reason, { installation, token, platform: 'android' });
-      case 'fcm':
-        return this.#toFcm(slice, token, installation);
-      case 'maker':
-        return this.#toMaker(slice, route.maker, route.variant, token, installation);
-    }
-  }
-
-  async #toFcm(slice: SliceContext, token: unknown, installation: StoredObject | null): Promise<void> {
-    if (typeof token !== 'string' || token === '') return this.#notSent(slice, 'fcm', 'NoRegistrationId', { installation, token, platform: 'android' });
-    const client = this.#deps.gateways.fcm(slice.appId);
-    if (client === null) return this.#notSent(slice, 'fcm', 'NoFcmCredentials', { installation, token, platform: 'android' });
-    const { expiresAt } = slice.spec;
-    const ttl = expiresAt === null ? null : Math.max(0, Math.ceil((expiresAt - this.#deps.clock.now()) / 1000));
-    await this.#send(slice, 'android', client, { body: slice.prepared.fcm().bodyFor(token, ttl) }, installation, token);
-  }
-
-  /**
-   * Through a phone maker: the profile is the request's `device_profile`
-   * (a `/push/devices` by vendor), else the installation's `deviceProfile`,
-   * `_default` when empty. A profile the app does not configure is
-   * `NoVendorCredentials`; a silent push to a maker that cannot pass one
-   * through is `SilentNotSupported` (the hosted service's rule). The client
+   * phone maker with the installation's profile (`androidDeviceRoute`).
+   * `listed` is the registrationId a `/push/devices` request named the
+   * device by; otherwise the installation's is used. A maker's client
    * batches the deliveries it is handed together.
    */
-  async #toMaker(slice: SliceContext, maker: Maker, variant: string, token: unknown, installation: StoredObject | null): Promise<void> {
-    const { gateway } = maker;
-    if (typeof token !== 'string' || token === '') return this.#notSent(slice, gateway, 'NoRegistrationId', { installation, token, platform: 'android' });
-    const { target } = slice.spec;
-    const requested = target.kind === 'devices' && typeof target.vendor === 'string' ? target.deviceProfile : null;
-    const given = requested ?? installation?.deviceProfile;
-    const profile = typeof given === 'string' && given !== '' ? given : defaultMakerProfile;
-    const client = this.#deps.gateways.maker(slice.appId, gateway, profile);
-    if (client === null) return this.#notSent(slice, gateway, 'NoVendorCredentials', { installation, token, platform: 'android' });
-    const content = slice.prepared.maker(gateway, maker.overrideFields);
-    if (content.silent && !maker.silent) return this.#notSent(slice, gateway, 'SilentNotSupported', { installation, token, platform: 'android' });
-    await this.#send(slice, 'android', client, { token, content, variant }, installation, token);
+  async toAndroid(slice: SliceContext, route: AndroidRoute, installation: StoredObject | null, listed?: string): Promise<void> {
+    const routed = androidDeviceRoute(this.#deps.gateways, slice, route, installation, listed);
+    switch (routed.kind) {
+      case 'not-sent':
+        return this.#notSent(slice, routed.gateway, routed.reason, { installation, token: routed.token, platform: 'android' });
+      case 'fcm': {
+        const { expiresAt } = slice.spec;
+        const ttl = expiresAt === null ? null : Math.max(0, Math.ceil((expiresAt - this.#deps.clock.now()) / 1000));
+        return this.#send(slice, 'android', routed.client, { body: slice.prepared.fcm().bodyFor(routed.token, ttl) }, installation, routed.token);
+      }
+      case 'maker':
+        return this.#send(slice, 'android', routed.client, { token: routed.token, content: routed.content, variant: routed.variant }, installation, routed.token);
+      case 'apns':
+        throw new Error('an Android device routed to APNs');
+    }
   }
 
   /** A device that could not be sent to: counted as an error with the reason. */

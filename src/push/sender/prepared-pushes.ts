@@ -31,7 +31,7 @@ export class PreparedPushes {
   get(pushId: string, spec: PushSpec): PreparedPush {
     let prepared = this.#entries.get(pushId);
     if (prepared === undefined) {
-      prepared = prepare(spec);
+      prepared = preparePush(spec);
       if (this.#entries.size >= capacity) this.#entries.delete(this.#entries.keys().next().value as string);
     } else {
       this.#entries.delete(pushId);
@@ -41,7 +41,8 @@ export class PreparedPushes {
   }
 }
 
-function prepare(spec: PushSpec): PreparedPush {
+/** What the slices of one push share: the parsed `where` and each platform's payload, each built when first asked for. */
+export function preparePush(spec: PushSpec): PreparedPush {
   // iOS tokens are stored in lower case; a where naming one in upper case still finds its device.
   const where = spec.target.kind === 'query' ? withTokenCaseInWhere(parseWhere(spec.target.where ?? undefined)) : null;
   let apns: ApnsTemplate | undefined;

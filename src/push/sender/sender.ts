@@ -307,10 +307,7 @@ export class Sender {
     // An Android device named by an installation is sent to its registrationId; one named by a registrationId is sent to it.
     if (route !== null) return this.#deps.deliveries.toAndroid(slice, route, installation, installation === null ? target.id : undefined);
     // Listed devices are named by their token; installations read from a shard carry it.
-    const token = installation === null ? target.id : installation.deviceToken;
-    if (typeof token === 'string' && token !== '') return this.#deps.deliveries.toIos(slice, token, installation);
-    this.#deps.deliveries.notSent(slice, 'apns', 'NoDeviceToken', { installation, token: null, platform: 'ios' });
-    return undefined;
+    return this.#deps.deliveries.toIos(slice, installation === null ? target.id : installation.deviceToken, installation);
   }
 
   /**
