@@ -204,9 +204,10 @@ export const busSchema = z.preprocess(
         .object({
           pushRequests: z.number().int().min(1).max(1024).default(6).describe('partitions of push.requests'),
           pushTasks: z.number().int().min(1).max(4096).default(24).describe('partitions of push.tasks: the most sender actors that work at once'),
+          pushOutcomes: z.number().int().min(1).max(4096).default(12).describe('partitions of push.outcomes, the outcome stream (Kafka only): the most consumers of one group that read it at once'),
         })
         .strict()
-        .default({ pushRequests: 6, pushTasks: 24 }),
+        .default({ pushRequests: 6, pushTasks: 24, pushOutcomes: 12 }),
     })
     .strict()
     .superRefine(requiredFor('kafka', 'brokers', 'the bus is kafka'))

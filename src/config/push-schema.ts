@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { deliveryLogSchema } from './delivery-log-schema.ts';
+import { outcomeStreamSchema } from './outcome-stream-schema.ts';
 import { pushGatewaysSchema } from './push-gateways-schema.ts';
+import { webhookSettingsSchema } from './webhooks-schema.ts';
 
 /**
  * Deliveries in flight per sender process and gateway (APNs and FCM have a
@@ -39,6 +41,8 @@ export const pushEngineSchema = z
       .default(deliveryWindowSchema.parse({}))
       .describe('deliveries in flight per sender process, a window per gateway: each grows from min towards max while its gateway is far and the CPU idle, and shrinks when answers slow down'),
     retentionDays: z.number().int().min(1).max(90).default(7).describe('days push records are kept'),
+    outcomeStream: outcomeStreamSchema.default(outcomeStreamSchema.parse({})).describe('delivery events on the Kafka topic <prefix>push.outcomes (docs/outcome-stream.md)'),
+    webhooks: webhookSettingsSchema.default(webhookSettingsSchema.parse({})).describe("queues, batches and retries of the apps' webhooks (docs/webhooks.md)"),
     idleInstallationDays: z.number().int().min(1).max(3650).default(90).describe('installations not saved for this many days are not targeted and are removed'),
     schedulerIntervalMs: z.number().int().min(100).max(60_000).default(1000).describe('how often the scheduler looks for due pushes'),
     sweepIntervalMs: z.number().int().min(1000).max(7 * 24 * 3_600_000).default(3_600_000).describe('how often idle installations and old push records are removed'),

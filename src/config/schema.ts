@@ -4,6 +4,7 @@ import { consoleSchema } from './console-schema.ts';
 import { appDeliveryLogSchema } from './delivery-log-schema.ts';
 import { appPushSchema } from './push-gateways-schema.ts';
 import { pushEngineSchema } from './push-schema.ts';
+import { appWebhooksSchema } from './webhooks-schema.ts';
 
 /** Rules for queries and deletes on a built-in class by ordinary-key callers. */
 function classPermissionsSchema(defaults: { find: boolean; delete: boolean }) {
@@ -113,6 +114,7 @@ export const appSchema = z
     mail: mailSchema.default(mailSchema.parse({})),
     sms: smsSchema.default({}),
     push: appPushSchema.default({}).describe('APNs and FCM credentials of the app'),
+    webhooks: appWebhooksSchema.default([]).describe("endpoints that receive the app's push and delivery events, signed (docs/webhooks.md)"),
   })
   .strict()
   .refine((app) => app.key !== app.masterKey, { message: 'the master key must differ from the app key', path: ['masterKey'] });
@@ -310,6 +312,8 @@ export const envVariables = {
   HERALD_KAFKA_MAX_IN_FLIGHT_REQUESTS: { path: ['bus', 'maxInFlightRequests'], type: 'int', help: 'produce requests in flight at once, 1 to 5 (default 5)' },
   HERALD_PUSH_REQUEST_PARTITIONS: { path: ['bus', 'topics', 'pushRequests'], type: 'int', help: 'partitions of the push.requests topic when it is created' },
   HERALD_PUSH_TASK_PARTITIONS: { path: ['bus', 'topics', 'pushTasks'], type: 'int', help: 'partitions of the push.tasks topic when it is created' },
+  HERALD_PUSH_OUTCOME_PARTITIONS: { path: ['bus', 'topics', 'pushOutcomes'], type: 'int', help: 'partitions of the push.outcomes topic (the outcome stream) when it is created' },
+  HERALD_OUTCOME_STREAM: { path: ['push', 'outcomeStream', 'enabled'], type: 'bool', help: 'produce delivery events on push.outcomes (default true when the bus is Kafka)' },
   HERALD_APP_ID: { path: ['app', 'id'], type: 'string', help: 'id of the single app' },
   HERALD_APP_KEY: { path: ['app', 'key'], type: 'string', help: 'app key of the single app' },
   HERALD_MASTER_KEY: { path: ['app', 'masterKey'], type: 'string', help: 'master key of the single app' },
@@ -321,6 +325,10 @@ export const envVariables = {
   HERALD_MAIL_FROM: { path: ['app', 'mail', 'from'], type: 'string', help: 'sender address of account emails' },
   HERALD_SMTP_URL: { path: ['app', 'mail', 'smtp'], type: 'smtp-url', help: 'smtp[s]://user:pass@host:port; unset writes mail to the outbox' },
   HERALD_SMS_WEBHOOK_URL: { path: ['app', 'sms', 'webhookUrl'], type: 'string', help: 'URL that sends SMS codes; unset writes them to the outbox' },
+  HERALD_WEBHOOK_URL: { path: ['app', 'webhooks', '0', 'url'], type: 'string', help: "endpoint that receives the single app's push and delivery events (https://, or http:// to the loopback address)" },
+  HERALD_WEBHOOK_SECRET: { path: ['app', 'webhooks', '0', 'secret'], type: 'string', help: 'signing secret of HERALD_WEBHOOK_URL' },
+  HERALD_WEBHOOK_SECRET_FILE: { path: ['app', 'webhooks', '0', 'secretFile'], type: 'string', help: 'file holding the signing secret of HERALD_WEBHOOK_URL, instead of HERALD_WEBHOOK_SECRET' },
+  HERALD_WEBHOOK_EVENTS: { path: ['app', 'webhooks', '0', 'events'], type: 'list', help: 'events HERALD_WEBHOOK_URL takes, comma-separated (default push.done,delivery.failed,installation.removed)' },
 } as const satisfies Record<string, { path: readonly string[]; type: 'int' | 'string' | 'bool' | 'smtp-url' | 'list' | 'replication'; help: string }>;
 
 export type EnvName = keyof typeof envVariables;

@@ -44,7 +44,7 @@ describe('backend configuration', () => {
 
   it('takes the partition counts of the push topics from the environment', () => {
     const config = load({ HERALD_PUSH_REQUEST_PARTITIONS: '3', HERALD_PUSH_TASK_PARTITIONS: '96' });
-    expect(config.bus.topics).toEqual({ pushRequests: 3, pushTasks: 96 });
+    expect(config.bus.topics).toEqual({ pushRequests: 3, pushTasks: 96, pushOutcomes: 12 });
     expect(() => load({ HERALD_PUSH_TASK_PARTITIONS: '0' })).toThrow(/HERALD_PUSH_TASK_PARTITIONS \(bus\.topics\.pushTasks\)/);
   });
 
