@@ -34,12 +34,12 @@ export function sharedCassandraStore(installationShards: number): NonNullable<Ra
 }
 
 /** A Kafka bus with topics of its own (a fresh prefix), so that no other herald's senders take its tasks. */
-export function privateKafkaBus(): { kind: 'kafka'; brokers: string[]; topicPrefix: string; topics: { pushRequests: number; pushTasks: number } } {
+export function privateKafkaBus(): { kind: 'kafka'; brokers: string[]; topicPrefix: string; topics: { pushRequests: number; pushTasks: number; pushOutcomes: number } } {
   return {
     kind: 'kafka',
     brokers: [...serviceEndpoints.kafka.brokers],
     topicPrefix: `t${randomBytes(5).toString('hex')}.`,
-    topics: { pushRequests: 2, pushTasks: 4 },
+    topics: { pushRequests: 2, pushTasks: 4, pushOutcomes: 2 },
   };
 }
 
