@@ -82,6 +82,10 @@ describe('the Cassandra session’s levels', () => {
       recorded.push({ query, options: { ...options } });
       return Promise.resolve({} as types.ResultSet);
     },
+    batch(statements, options) {
+      recorded.push({ query: statements.map((statement) => statement.query).join('; '), options: { ...options } });
+      return Promise.resolve({} as types.ResultSet);
+    },
   };
   const session = leveledSession(raw, { read: 'QUORUM', write: 'ALL', serial: 'SERIAL' });
   const last = () => recorded.at(-1)?.options;
@@ -96,6 +100,11 @@ describe('the Cassandra session’s levels', () => {
     expect(last()).toMatchObject({ consistency: types.consistencies.all, serialConsistency: types.consistencies.serial, isIdempotent: false });
     await session.execute('  update t SET v = 1 WHERE k = ?', ['a']);
     expect(last()).toMatchObject({ consistency: types.consistencies.all });
+  });
+
+  it('writes a batch at the write level, its conditions at the serial level', async () => {
+    await session.batch([{ query: 'INSERT INTO t (k) VALUES (?) IF NOT EXISTS', params: ['a'] }], { logged: false });
+    expect(last()).toMatchObject({ consistency: types.consistencies.all, serialConsistency: types.consistencies.serial, logged: false });
   });
 
   it('reads that must see transactions settled at the configured serial level', async () => {

@@ -21,6 +21,12 @@ export function countingSession(client: Client): { session: CqlSession; rows: ()
       if (reading) rows += result.rowLength;
       return result;
     },
+    batch: async (batched, options) => {
+      for (const statement of batched) bytes += boundBytes(statement.params);
+      const result = await client.batch(batched, { prepare: true, ...options });
+      statements.push(...batched.map((statement) => statement.query));
+      return result;
+    },
   };
   return { session, rows: () => rows, bytes: () => bytes, statements };
 }
@@ -28,7 +34,11 @@ export function countingSession(client: Client): { session: CqlSession; rows: ()
 /** The push-data conformance's counting installations on `keyspace`, through `client`. */
 export function countingInstallations(client: Client, keyspace: string): CountingInstallations {
   let counted = countingSession(client);
-  const installations = new CassandraInstallationStore({ execute: (query, params, options) => counted.session.execute(query, params, options) }, keyspace, conformanceShards);
+  const installations = new CassandraInstallationStore(
+    { execute: (query, params, options) => counted.session.execute(query, params, options), batch: (batched, options) => counted.session.batch(batched, options) },
+    keyspace,
+    conformanceShards,
+  );
   return {
     installations,
     rowsRead: () => counted.rows(),

@@ -6,9 +6,11 @@ import { parseWhere } from '../../src/query/parse-query.ts';
 import { queryAll } from '../../src/query/query.ts';
 import { bootstrapStatements, cassandraMigrations, cassandraSchemaVersion } from '../../src/store/cassandra/cassandra-schema.ts';
 import { CassandraStore } from '../../src/store/cassandra/cassandra-store.ts';
+import type { CqlSession } from '../../src/store/cassandra/cassandra-client.ts';
 import type { CassandraStoreOptions } from '../../src/store/cassandra/cassandra-store-options.ts';
 import { migrateCassandra } from '../../src/store/cassandra/migrations.ts';
 import { objectBucket } from '../../src/store/cassandra/object-table.ts';
+import { claimBucket } from '../../src/store/cassandra/claim-rows.ts';
 import { pendingGraceMs, UniqueClaims } from '../../src/store/cassandra/unique-claims.ts';
 import { eventually } from '../support/eventually.ts';
 import { memoryLogger } from '../support/memory-logger.ts';
@@ -64,8 +66,8 @@ describe('CassandraStore', () => {
   };
   const claimRow = async (appId: string, field: string, value: string): Promise<Record<string, unknown> | null> => {
     const result = await admin.execute(
-      `SELECT object_id, confirmed FROM ${keyspace}.unique_values WHERE app_id = ? AND class = ? AND field = ? AND value = ?`,
-      [appId, '_User', field, value],
+      `SELECT object_id, confirmed FROM ${keyspace}.unique_claims WHERE app_id = ? AND class = ? AND bucket = ? AND field = ? AND value = ?`,
+      [appId, '_User', claimBucket({ field, value }), field, value],
       { prepare: true },
     );
     const row = result.first() as Record<string, unknown> | null;
@@ -73,11 +75,17 @@ describe('CassandraStore', () => {
   };
   const writeClaim = (appId: string, field: string, value: string, objectId: string, confirmed: boolean, writtenAtMs = Date.now()) =>
     admin.execute(
-      `INSERT INTO ${keyspace}.unique_values (app_id, class, field, value, object_id, claim_id, confirmed)
-       VALUES (?, ?, ?, ?, ?, ?, ?) USING TIMESTAMP ?`,
-      [appId, '_User', field, value, objectId, 'crashed-writer', confirmed, writtenAtMs * 1000],
+      `INSERT INTO ${keyspace}.unique_claims (app_id, class, bucket, field, value, object_id, claim_id, confirmed)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?) USING TIMESTAMP ?`,
+      [appId, '_User', claimBucket({ field, value }), field, value, objectId, 'crashed-writer', confirmed, writtenAtMs * 1000],
       { prepare: true },
     );
+
+  /** UniqueClaims' session on the admin client, every statement prepared as the store's are. */
+  const adminSession = (): CqlSession => ({
+    execute: (query, params, options) => admin.execute(query, params, { prepare: true, ...options }),
+    batch: (statements, options) => admin.batch(statements, { prepare: true, ...options }),
+  });
 
   beforeAll(async () => {
     store = await openStore();
@@ -106,8 +114,9 @@ describe('CassandraStore', () => {
       const [winner, loser] = [winners[0]!, losers[0]!];
       const failure = outcomes.find((outcome) => outcome.status === 'rejected');
       expect(failure?.status === 'rejected' && failure.reason).toEqual(new DuplicateValueError('email'));
-      expect(await claimRow(appId, 'email', winner.email as string)).toEqual({ objectId: winner.objectId, confirmed: true });
-      expect(await claimRow(appId, 'username', winner.username as string)).toEqual({ objectId: winner.objectId, confirmed: true });
+      // Written well within the confirmation window: the claims stay pending, held because the object holds them.
+      expect(await claimRow(appId, 'email', winner.email as string)).toEqual({ objectId: winner.objectId, confirmed: false });
+      expect(await claimRow(appId, 'username', winner.username as string)).toEqual({ objectId: winner.objectId, confirmed: false });
       expect(await claimRow(appId, 'username', loser.username as string)).toBeNull();
       expect(await other.get(appId, '_User', loser.objectId)).toBeNull();
       expect(await other.findByUnique(appId, '_User', { field: 'email', value: winner.email as string })).toEqual(winner);
@@ -132,7 +141,7 @@ describe('CassandraStore', () => {
     const user = newObject({ username: 'ghost' });
     await store.insert(appId, '_User', user);
     expect(await store.findByUnique(appId, '_User', { field: 'username', value: 'ghost' })).toEqual(user);
-    expect(await claimRow(appId, 'username', 'ghost')).toEqual({ objectId: user.objectId, confirmed: true });
+    expect(await claimRow(appId, 'username', 'ghost')).toEqual({ objectId: user.objectId, confirmed: false });
   });
 
   it('holds a pending claim without its object for the grace period, then lets a new user take it', async () => {
@@ -144,7 +153,7 @@ describe('CassandraStore', () => {
     await writeClaim(appId, 'username', 'abandoned', 'crashed-object', false, Date.now() - 2 * pendingGraceMs);
     const user = newObject({ username: 'abandoned' });
     await store.insert(appId, '_User', user);
-    expect(await claimRow(appId, 'username', 'abandoned')).toEqual({ objectId: user.objectId, confirmed: true });
+    expect(await claimRow(appId, 'username', 'abandoned')).toEqual({ objectId: user.objectId, confirmed: false });
   });
 
   it('refuses to take over a stale pending claim whose owner confirms it between the claimant judging it and taking it', async () => {
@@ -152,14 +161,15 @@ describe('CassandraStore', () => {
     // A slow writer claimed the value long ago; its object write lands only
     // after the claimant has read that the object does not hold the value.
     await writeClaim(appId, 'username', 'late', 'slow-object', false, Date.now() - 2 * pendingGraceMs);
-    const session = { execute: (query: string, params?: unknown[], options?: object) => admin.execute(query, params, { prepare: true, ...options }) };
+    const session = adminSession();
     let objectLanded = false;
     const claims = new UniqueClaims(session, keyspace, async (_app, _class, objectId) => {
       if (objectId !== 'slow-object') return false;
       if (objectLanded) return true;
       // What the slow writer does right after this read: its object lands, and it confirms its claim.
       objectLanded = true;
-      expect(await claims.confirmAll(appId, '_User', 'slow-object', [{ key: { field: 'username', value: 'late' }, claimId: 'crashed-writer', fresh: true }])).toBeNull();
+      const slowClaim = { key: { field: 'username', value: 'late' }, claimId: 'crashed-writer', fresh: true, sentAt: performance.now() - 2 * pendingGraceMs };
+      expect(await claims.confirmAll(appId, '_User', 'slow-object', [slowClaim])).toBeNull();
       return false;
     });
 
@@ -280,6 +290,9 @@ describe('Cassandra migrations', () => {
       expect((await admin.execute(`SELECT name FROM ${keyspace}.schema_lease`)).rowLength).toBe(0);
       const tables = await admin.execute('SELECT table_name FROM system_schema.tables WHERE keyspace_name = ?', [keyspace], { prepare: true });
       expect(tables.rows.map((row) => row.get('table_name') as string).sort()).toEqual([
+        'delivery_push_slices',
+        'delivery_ranges',
+        'delivery_slices',
         'installations',
         'installations_by_channel',
         'installations_by_registration',
@@ -295,6 +308,7 @@ describe('Cassandra migrations', () => {
         'schema_migrations',
         'store_settings',
         'tokens',
+        'unique_claims',
         'unique_values',
       ]);
       expect(await migrateCassandra(cassandraTestOptions(keyspace))).toEqual({ applied: [], version: cassandraSchemaVersion });

@@ -4,9 +4,17 @@ import { translateCassandraError } from './cassandra-errors.ts';
 import { consistencyCode } from './consistency-levels.ts';
 import { cassandraConsistencyDefaults } from './consistency-settings.ts';
 
-/** What the tables need of a client: running one statement (a Client is one). */
+/** One statement of a batch. */
+export interface CqlStatement {
+  query: string;
+  params: ArrayOrObject;
+}
+
+/** What the tables need of a client: running one statement, or a batch of them (a Client is one). */
 export interface CqlSession {
   execute(query: string, params?: ArrayOrObject, options?: QueryOptions): Promise<types.ResultSet>;
+  /** A batch: conditional ones (lightweight transactions) must stay in one partition and apply whole or not at all. */
+  batch(statements: CqlStatement[], options?: QueryOptions): Promise<types.ResultSet>;
 }
 
 /**

@@ -48,8 +48,8 @@ export class CassandraInstallationStore implements InstallationStore {
     const shardOf = (objectId: string): number => this.shardOf(objectId);
     this.#rows = new InstallationRows(session, keyspace, shardOf);
     this.#index = new InstallationIndexEntries(session, keyspace, shardOf);
-    this.#claims = new UniqueClaims(session, keyspace, async (appId, _className, objectId, key) => {
-      const row = await this.#rows.read(appId, objectId);
+    this.#claims = new UniqueClaims(session, keyspace, async (appId, _className, objectId, key, serial) => {
+      const row = await this.#rows.read(appId, objectId, serial);
       return row !== null && holds(row.doc, key);
     });
   }

@@ -1,4 +1,6 @@
 import { createHash } from 'node:crypto';
+import type { CqlSession } from './cassandra-client.ts';
+import { moveClaims } from './claims-move.ts';
 import type { CassandraReplication } from './cassandra-store-options.ts';
 
 /**
@@ -18,11 +20,13 @@ export const objectBuckets = 16;
 const expiringRows =
   "compaction = {'class': 'TimeWindowCompactionStrategy', 'compaction_window_unit': 'DAYS', 'compaction_window_size': 1} AND gc_grace_seconds = 10800";
 
-/** One schema step: idempotent DDL statements, applied in order. */
+/** One schema step: idempotent DDL statements, applied in order, then a step on the data if it has one. */
 export interface CassandraMigration {
   version: number;
   description: string;
   statements(keyspace: string): string[];
+  /** Runs after the DDL and may run again if a node dies before the step is recorded; `renew` keeps the schema lease. */
+  data?(session: CqlSession, keyspace: string, renew: () => Promise<void>): Promise<void>;
 }
 
 /**
@@ -158,8 +162,24 @@ export const cassandraMigrations: readonly CassandraMigration[] = [
       ),
     ],
   },
+  {
+    version: 6,
+    description:
+      'unique claims in unique_claims ((app, class, bucket), field, value): many claims of one bucket are one lightweight transaction; unique_values loses its confirmed column (nodes of the version before can no longer claim there) and its claims are copied as pending ones',
+    statements: (keyspace) => [
+      createTable(
+        keyspace,
+        'unique_claims',
+        `app_id text, class text, bucket int, field text, value text, object_id text, claim_id text, confirmed boolean,
+         PRIMARY KEY ((app_id, class, bucket), field, value)`,
+      ),
+      `ALTER TABLE ${keyspace}.unique_values DROP IF EXISTS confirmed`,
+    ],
+    data: async (session, keyspace, renew) => {
+      await moveClaims(session, keyspace, renew);
+    },
+  },
 ];
-
 
 /** The schema version this code writes. */
 export const cassandraSchemaVersion = cassandraMigrations.at(-1)?.version ?? 0;

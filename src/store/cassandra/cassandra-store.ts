@@ -8,7 +8,7 @@ import type { ScheduledPushStore } from '../../core/ports/scheduled-push-store.t
 import type { Query } from '../../query/query.ts';
 import { runQuery } from '../../query/run-query.ts';
 import { checkShardCount, defaultInstallationShards, shardCountMismatch } from '../installation-shards.ts';
-import { connectCassandra, type CqlSession } from './cassandra-client.ts';
+import { connectCassandra, type CqlSession, type CqlStatement } from './cassandra-client.ts';
 import { closedStoreError, translateCassandraError } from './cassandra-errors.ts';
 import { checkKeyspaceName } from './cassandra-schema.ts';
 import { CassandraDeliveryLogStore } from './cassandra-delivery-log-store.ts';
@@ -155,13 +155,16 @@ async function settleShardCount(session: CqlSession, keyspace: string, shardCoun
  * closing, and every failure to reach Cassandra answered as 503.
  */
 function guarded(client: CqlSession, closing: () => boolean): CqlSession {
-  const execute = async (query: string, params?: ArrayOrObject, options?: QueryOptions): Promise<types.ResultSet> => {
+  const run = async (work: () => Promise<types.ResultSet>): Promise<types.ResultSet> => {
     if (closing()) throw closedStoreError();
     try {
-      return await client.execute(query, params, options);
+      return await work();
     } catch (error) {
       throw translateCassandraError(error);
     }
   };
-  return { execute };
+  return {
+    execute: (query: string, params?: ArrayOrObject, options?: QueryOptions) => run(() => client.execute(query, params, options)),
+    batch: (statements: CqlStatement[], options?: QueryOptions) => run(() => client.batch(statements, options)),
+  };
 }

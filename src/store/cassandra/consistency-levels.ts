@@ -1,5 +1,5 @@
 import { types, type ArrayOrObject, type QueryOptions } from 'cassandra-driver';
-import type { CqlSession } from './cassandra-client.ts';
+import type { CqlSession, CqlStatement } from './cassandra-client.ts';
 import type { CassandraConsistency, ReadWriteLevel, SerialLevel } from './consistency-settings.ts';
 
 const codes: Readonly<Record<ReadWriteLevel | SerialLevel, number>> = {
@@ -26,7 +26,8 @@ const serialCodes = new Set<number>([types.consistencies.serial, types.consisten
  * own: SELECTs at `read` (and marked idempotent, so that the driver tries
  * them on another node when the one asked dies mid-request), everything else
  * at `write`, Paxos at `serial`. A statement asking for a serial read gets
- * the configured serial level.
+ * the configured serial level. A batch writes at `write`, and its
+ * conditions, if any, at `serial`.
  */
 export function leveledSession(session: CqlSession, levels: CassandraConsistency): CqlSession {
   const read = consistencyCode(levels.read);
@@ -38,6 +39,9 @@ export function leveledSession(session: CqlSession, levels: CassandraConsistency
       const asked = options.consistency;
       const consistency = asked === undefined ? (reading ? read : write) : serialCodes.has(asked) ? serial : asked;
       return session.execute(query, params, { isIdempotent: reading, ...options, consistency, serialConsistency: options.serialConsistency ?? serial });
+    },
+    batch(statements: CqlStatement[], options: QueryOptions = {}): Promise<types.ResultSet> {
+      return session.batch(statements, { ...options, consistency: write, serialConsistency: serial });
     },
   };
 }

@@ -2,6 +2,7 @@ import { types } from 'cassandra-driver';
 import type { StoredObject } from '../../core/ports/object-store.ts';
 import { installationRegistrationId } from '../installation-shards.ts';
 import type { CqlSession } from './cassandra-client.ts';
+import { serialRead } from './consistency-levels.ts';
 import type { IndexChanges } from './installation-index-entries.ts';
 
 /**
@@ -38,8 +39,9 @@ export class InstallationRows {
     this.#cql = statements(keyspace);
   }
 
-  async read(appId: string, objectId: string): Promise<InstallationRow | null> {
-    const result = await this.#session.execute(this.#cql.read, [appId, this.#shardOf(objectId), objectId]);
+  /** `serial`: a serial read, which first finishes a write to the row still in a lightweight transaction. */
+  async read(appId: string, objectId: string, serial = false): Promise<InstallationRow | null> {
+    const result = await this.#session.execute(this.#cql.read, [appId, this.#shardOf(objectId), objectId], serial ? { consistency: serialRead } : {});
     const row = result.first() as types.Row | null;
     if (row === null) return null;
     const ts: unknown = row.get('ts');

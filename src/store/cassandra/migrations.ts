@@ -109,7 +109,7 @@ class MigrationRun {
           // Read again under the lease: another node may have finished just before.
           for (const migration of await this.#due()) {
             await lease.renew();
-            await this.#apply(migration);
+            await this.#apply(migration, () => lease.renew());
             applied.push(migration.version);
           }
         } finally {
@@ -154,9 +154,10 @@ class MigrationRun {
     return cassandraMigrations.filter((migration) => !done.has(migration.version));
   }
 
-  async #apply(migration: CassandraMigration): Promise<void> {
+  async #apply(migration: CassandraMigration, renew: () => Promise<void>): Promise<void> {
     this.#logger?.info({ keyspace: this.#keyspace, version: migration.version }, `applying Cassandra migration: ${migration.description}`);
     for (const statement of migration.statements(this.#keyspace)) await this.#ddl(statement);
+    await migration.data?.(this.#session, this.#keyspace, renew);
     await this.#session.execute(
       `INSERT INTO ${this.#keyspace}.schema_migrations (version, description, applied_at, applied_by)
        VALUES (?, ?, toTimestamp(now()), ?) IF NOT EXISTS`,

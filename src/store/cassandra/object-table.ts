@@ -3,6 +3,7 @@ import type { StoredObject } from '../../core/ports/object-store.ts';
 import type { CqlSession } from './cassandra-client.ts';
 import { fnv1a } from '../installation-shards.ts';
 import { objectBuckets } from './cassandra-schema.ts';
+import { serialRead } from './consistency-levels.ts';
 
 /** An object row: the document and its revision, which every write compares and bumps. */
 export interface ObjectRow {
@@ -26,10 +27,12 @@ export class ObjectTable {
     this.#fetchSize = fetchSize;
   }
 
-  async read(appId: string, className: string, objectId: string): Promise<ObjectRow | null> {
+  /** `serial`: a serial read, which first finishes a write to the row still in a lightweight transaction. */
+  async read(appId: string, className: string, objectId: string, serial = false): Promise<ObjectRow | null> {
     const result = await this.#session.execute(
       `SELECT doc, rev FROM ${this.#table} WHERE app_id = ? AND class = ? AND bucket = ? AND object_id = ?`,
       [appId, className, objectBucket(objectId), objectId],
+      serial ? { consistency: serialRead } : {},
     );
     const row = result.first() as types.Row | null;
     return row === null ? null : { object: parseDoc(row), rev: Number(row.get('rev')) };

@@ -11,8 +11,9 @@ const maxWriteAttempts = 60;
 
 /**
  * Inserts, updates and deletes: object rows written with lightweight
- * transactions on their revision, unique values claimed before and
- * confirmed or released after (see unique-claims.ts). Updates are
+ * transactions on their revision, unique values claimed before and settled
+ * (confirmed when the write was slow) or released after (see
+ * unique-claims.ts). Updates are
  * optimistic: read, apply the ops, write `IF rev = <read>`, and on
  * conflict read again, so concurrent increments are never lost.
  */
@@ -24,8 +25,8 @@ export class ObjectWrites {
   constructor(session: CqlSession, keyspace: string, objects: ObjectTable, classes: ClassDescriptors) {
     this.#objects = objects;
     this.#classes = classes;
-    this.#claims = new UniqueClaims(session, keyspace, async (appId, className, objectId, key) => {
-      const row = await objects.read(appId, className, objectId);
+    this.#claims = new UniqueClaims(session, keyspace, async (appId, className, objectId, key, serial) => {
+      const row = await objects.read(appId, className, objectId, serial);
       return row !== null && this.#holds(className, row.object, key);
     });
   }
