@@ -9,7 +9,7 @@ import { InstallationIndexEntries, type IndexChanges } from './installation-inde
 import { InstallationRows, type InstallationRow } from './installation-rows.ts';
 import { UniqueClaims } from './unique-claims.ts';
 
-/** The class name under which device keys are claimed in `unique_values`. */
+/** The class name under which device keys are claimed in `unique_claims`. */
 const installationClass = '_Installation';
 /** Attempts of a read–modify–write before answering 503; each lost one means another write went through. */
 const maxWriteAttempts = 60;
@@ -20,7 +20,7 @@ const insertConcurrency = 32;
  * Installations in `installations` by (app, shard), with entries naming them
  * in `installations_by_channel`, `installations_by_type` and
  * `installations_by_registration`, and deviceToken
- * and installationId claimed in `unique_values` (see unique-claims.ts).
+ * and installationId claimed in `unique_claims` (see unique-claims.ts).
  *
  * A save reads the row, writes the new revision with a lightweight
  * transaction on the old one, then writes the index entries its revision
