@@ -39,6 +39,7 @@ export class FanOutRole implements Role {
       sliceSize: config.push.sliceSize,
       idleMs: config.push.idleInstallationDays * dayMs,
       appGateways: (appId) => gateways.get(appId),
+      pushEnds: this.#runtime.webhooks.pushEnds,
     });
     const groupId = `${config.bus.topicPrefix}herald-fanout`;
     this.#subscription = await bus.subscribe({ groupId, topics: [topics.requests], handler: (message, context) => fanOut.handle(message, context), concurrency: 4 });

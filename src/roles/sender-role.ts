@@ -10,6 +10,7 @@ import { DeliveryFailureLog } from '../push/sender/delivery-failure-log.ts';
 import { DeviceDeliveries } from '../push/sender/device-deliveries.ts';
 import { Sender } from '../push/sender/sender.ts';
 import type { Runtime } from '../runtime/create-runtime.ts';
+import { outcomeSinksOf, type OutcomeSinks } from '../runtime/outcome-sinks.ts';
 import { consumerStatus } from './consumer-status.ts';
 import { RoleLifecycle } from './role-lifecycle.ts';
 import type { Role, RoleStatus } from './role.ts';
@@ -29,6 +30,7 @@ export class SenderRole implements Role {
   #gateways: PushGateways | undefined;
   #failures: DeliveryFailureLog | undefined;
   #subscription: Subscription | undefined;
+  #outcomes: OutcomeSinks | undefined;
 
   constructor(runtime: Runtime) {
     this.#runtime = runtime;
@@ -61,13 +63,16 @@ export class SenderRole implements Role {
       clock,
       logger: roleLogger,
     });
+    const outcomes = outcomeSinksOf(this.#runtime, roleLogger);
+    this.#outcomes = outcomes;
     const sender = new Sender({
       store,
       bus,
       topics,
       buckets: coord,
       deliveries,
-      ...deliveryEventsOf(this.#runtime),
+      ...deliveryEventsOf(this.#runtime, outcomes.sinks),
+      pushEnds: this.#runtime.webhooks.pushEnds,
       clock,
       logger: roleLogger,
       metrics: metrics.sender,
@@ -89,6 +94,8 @@ export class SenderRole implements Role {
   close(): Promise<void> {
     return this.#lifecycle.close(async () => {
       await this.#subscription?.close();
+      // The stream's buffer goes out while the bus is still open.
+      await this.#outcomes?.close();
       await this.#gateways?.close();
       // The counts of failures not yet written go out before the process does.
       this.#failures?.close();
@@ -101,7 +108,7 @@ export class SenderRole implements Role {
  * (docs/delivery-log.md) unless `push.deliveryLog.enabled` is off, and
  * whatever else follows the outcomes. With no sink at all, no event is made.
  */
-function deliveryEventsOf(runtime: Runtime): { events?: DeliveryEvents } {
+function deliveryEventsOf(runtime: Runtime, outcomeSinks: readonly DeliveryEvents[]): { events?: DeliveryEvents } {
   const { config, store } = runtime;
   const sinks: DeliveryEvents[] = [];
   if (config.push.deliveryLog.enabled) {
@@ -109,5 +116,6 @@ function deliveryEventsOf(runtime: Runtime): { events?: DeliveryEvents } {
     const fallback = deliveryLogPolicy(config.push, undefined);
     sinks.push(new DeliveryLogWriter({ store: store.deliveries, policyOf: (appId) => policies.get(appId) ?? fallback }));
   }
+  sinks.push(...outcomeSinks);
   return sinks.length === 0 ? {} : { events: new DeliveryEventSinks(sinks) };
 }

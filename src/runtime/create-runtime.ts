@@ -18,6 +18,7 @@ import { createSmsSender } from '../sms/create-sms-sender.ts';
 import { openBus } from './open-bus.ts';
 import { openCoordination } from './open-coordination.ts';
 import { openStore } from './open-store.ts';
+import { openWebhooks, type RuntimeWebhooks } from './open-webhooks.ts';
 import { RunningRoles } from '../roles/running-roles.ts';
 import type { DeploymentFacts } from './deployment-checks.ts';
 import { Readiness } from './readiness.ts';
@@ -37,6 +38,8 @@ export interface Runtime {
   /** What the API's push endpoints need. */
   push: PushDeps;
   metrics: HeraldMetrics;
+  /** The apps' webhooks in this process, and who tells them a push ended (docs/webhooks.md). */
+  webhooks: RuntimeWebhooks;
   /** What `/readyz` answers: every backend this process uses, bounded in time (those its roles need decide), and every role's state. */
   health: Readiness;
   /** The roles this process runs, added as they start. */
@@ -87,6 +90,16 @@ export async function createRuntime(config: HeraldConfig, options: RuntimeOption
   }));
   const background = new BackgroundTasks(logger);
   const metrics = new HeraldMetrics();
+  let webhooks: RuntimeWebhooks;
+  try {
+    webhooks = openWebhooks(config, { pushes: store.pushes, clock, logger, metrics: metrics.webhooks });
+  } catch (error) {
+    await Promise.allSettled(appRuntimes.map((app) => app.mailer.close()));
+    await bus.close();
+    await coord.close();
+    await store.close();
+    throw error;
+  }
   const accounts: AccountDeps = { store, coord, clock, logger, publicUrl: config.publicUrl, background, metrics: metrics.accounts, platformTokens: new DefaultPlatformTokenChecks(clock) };
 
   const apps = new AppRegistry(appRuntimes);
@@ -98,6 +111,8 @@ export async function createRuntime(config: HeraldConfig, options: RuntimeOption
     closing ??= (async () => {
       await background.drain();
       await Promise.allSettled(appRuntimes.map((app) => app.mailer.close()));
+      // After the roles, before the store: the last push.done checks read it.
+      await webhooks.close();
       await bus.close();
       await coord.close();
       await store.close();
@@ -119,5 +134,5 @@ export async function createRuntime(config: HeraldConfig, options: RuntimeOption
   metrics.watchDependencies(async () =>
     Object.entries((await health.report()).checks).map(([dependency, status]) => ({ dependency, required: status.optional !== true, up: status.status === 'ok' })),
   );
-  return { config, logger, clock, store, coord, bus, topics, apps, accounts, push, metrics, health, roles, close };
+  return { config, logger, clock, store, coord, bus, topics, apps, accounts, push, metrics, webhooks, health, roles, close };
 }

@@ -5,6 +5,8 @@ import { Metrics } from '../core/metrics.ts';
 import { deliveryReasons, otherReason } from '../push/gateways/delivery-reasons.ts';
 import { gatewayNames, type GatewayName } from '../push/gateways/delivery.ts';
 import type { GatewayMetrics } from '../push/gateways/gateway-metrics.ts';
+import type { OutcomeStreamMetrics } from '../push/outcomes/stream/outcome-stream-metrics.ts';
+import type { WebhookMetrics } from '../push/outcomes/webhooks/webhook-metrics.ts';
 import type { PushApiMetrics } from '../push/push-deps.ts';
 import { talliedOutcomes } from '../push/sender/delivery-tally.ts';
 import type { SenderMetrics } from '../push/sender/sender-metrics.ts';
@@ -13,13 +15,16 @@ import type { SenderMetrics } from '../push/sender/sender-metrics.ts';
  * The process's metrics with the account and push ones: each registered on
  * the shared registry and labelled by gateway and outcome rather than named
  * after them. Components get the narrow interface they report through
- * (`accounts`, `pushApi`, `gateways`, `sender`), never prom-client.
+ * (`accounts`, `pushApi`, `gateways`, `sender`, `webhooks`, `outcomeStream`),
+ * never prom-client.
  */
 export class HeraldMetrics extends Metrics {
   readonly accounts: AccountMetrics;
   readonly pushApi: PushApiMetrics;
   readonly gateways: GatewayMetrics;
   readonly sender: SenderMetrics;
+  readonly webhooks: WebhookMetrics;
+  readonly outcomeStream: OutcomeStreamMetrics;
 
   constructor() {
     super();
@@ -28,6 +33,8 @@ export class HeraldMetrics extends Metrics {
     this.pushApi = pushApiMetrics(registers);
     this.sender = senderMetrics(registers);
     this.gateways = gatewayMetrics(registers);
+    this.webhooks = webhookMetrics(registers);
+    this.outcomeStream = outcomeStreamMetrics(registers);
   }
 }
 
@@ -138,5 +145,87 @@ function gatewayMetrics(registers: Registry[]): GatewayMetrics {
       return () => streamReaders.delete(reader);
     },
     retried: (gateway, reason) => retries.inc({ gateway, reason: boundedReason(reason) }),
+  };
+}
+
+function webhookMetrics(registers: Registry[]): WebhookMetrics {
+  // Labels are the app and the endpoint's configured name, both bounded by the config.
+  const delivered = new Counter({
+    name: 'herald_webhook_events_delivered_total',
+    help: 'Webhook events an endpoint accepted (a 2xx answer to their batch), by app and endpoint',
+    labelNames: ['app', 'endpoint'],
+    registers,
+  });
+  const dropped = new Counter({
+    name: 'herald_webhook_events_dropped_total',
+    help: 'Webhook events never delivered, by app, endpoint and reason: queue_full, retry_expired, shutdown',
+    labelNames: ['app', 'endpoint', 'reason'],
+    registers,
+  });
+  const requests = new Counter({
+    name: 'herald_webhook_requests_total',
+    help: 'POSTs of webhook batches by app, endpoint and result: 2xx, 3xx, 4xx, 429, 5xx, timeout, unreachable',
+    labelNames: ['app', 'endpoint', 'result'],
+    registers,
+  });
+  const queues = new Set<{ app: string; endpoint: string; read: () => number }>();
+  new Gauge({
+    name: 'herald_webhook_queued_events',
+    help: 'Webhook events waiting or in flight in this process, by app and endpoint',
+    labelNames: ['app', 'endpoint'],
+    registers,
+    collect() {
+      this.reset();
+      for (const { app, endpoint, read } of queues) this.set({ app, endpoint }, read());
+    },
+  });
+  return {
+    delivered: (app, endpoint, count) => delivered.inc({ app, endpoint }, count),
+    dropped: (app, endpoint, reason, count) => dropped.inc({ app, endpoint, reason }, count),
+    request: (app, endpoint, result) => requests.inc({ app, endpoint, result }),
+    trackQueue: (app, endpoint, read) => {
+      const queue = { app, endpoint, read };
+      queues.add(queue);
+      // Every series at zero from the start, so that rate() sees the first events and drops.
+      delivered.inc({ app, endpoint }, 0);
+      for (const reason of ['queue_full', 'retry_expired', 'shutdown']) dropped.inc({ app, endpoint, reason }, 0);
+      return () => queues.delete(queue);
+    },
+  };
+}
+
+function outcomeStreamMetrics(registers: Registry[]): OutcomeStreamMetrics {
+  const produced = new Counter({ name: 'herald_outcome_stream_events_produced_total', help: 'Delivery events produced on the outcome stream (push.outcomes)', registers });
+  const dropped = new Counter({
+    name: 'herald_outcome_stream_events_dropped_total',
+    help: 'Delivery events that never reached the outcome stream, by reason: buffer_full, shutdown',
+    labelNames: ['reason'],
+    registers,
+  });
+  const failures = new Counter({
+    name: 'herald_outcome_stream_produce_failures_total',
+    help: 'Produce calls of the outcome stream that failed after the producer\'s retries (the batch is produced again)',
+    registers,
+  });
+  const readers = new Set<() => number>();
+  new Gauge({
+    name: 'herald_outcome_stream_pending_events',
+    help: 'Delivery events buffered for the outcome stream in this process',
+    registers,
+    collect() {
+      let pending = 0;
+      for (const read of readers) pending += read();
+      this.set(pending);
+    },
+  });
+  return {
+    produced: (count) => produced.inc(count),
+    dropped: (reason, count) => dropped.inc({ reason }, count),
+    produceFailed: () => failures.inc(),
+    trackPending: (read) => {
+      readers.add(read);
+      for (const reason of ['buffer_full', 'shutdown']) dropped.inc({ reason }, 0);
+      return () => readers.delete(read);
+    },
   };
 }

@@ -54,6 +54,8 @@ export interface TestHeraldOptions {
   settings?: RawApp['settings'];
   mail?: RawApp['mail'];
   sms?: RawApp['sms'];
+  /** The app's webhook endpoints. */
+  webhooks?: RawApp['webhooks'];
   extraApps?: RawApp[];
   logger?: Logger;
   dataDir?: string;
@@ -107,7 +109,8 @@ export function testApp(overrides: Partial<RawApp> = {}): RawApp & TestApp {
 export async function startTestHerald(options: TestHeraldOptions = {}): Promise<TestHerald> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'herald-test-'));
   const app =
-    options.app ?? testApp({ name: 'Test App', settings: options.settings ?? {}, mail: options.mail ?? {}, sms: options.sms ?? {}, push: options.push ?? {} });
+    options.app ??
+    testApp({ name: 'Test App', settings: options.settings ?? {}, mail: options.mail ?? {}, sms: options.sms ?? {}, push: options.push ?? {}, ...(options.webhooks === undefined ? {} : { webhooks: options.webhooks }) });
   const distributed = testBackends() === 'distributed';
   const coordination = options.coordination ?? (distributed ? redisCoordination() : 'memory');
   // In-memory coordination means the embedded default whole: beside Cassandra or Kafka a node refuses it.

@@ -13,6 +13,7 @@ import type { PushSpec } from '../push-spec.ts';
 import { giveUpPush, worthRetrying } from '../give-up.ts';
 import { RecordField, specOfRecord } from '../records/push-record.ts';
 import type { AppGateways } from '../gateways/app-gateways.ts';
+import type { PushEnds } from '../outcomes/push-ends.ts';
 import { devPushLimitMessage, exceedsDevPushLimit } from './dev-push-limit.ts';
 import { noGatewayMessage } from './no-gateway-message.ts';
 
@@ -28,6 +29,8 @@ export interface FanOutDeps {
   idleMs: number;
   /** The gateways each app's config gives it; undefined for an app the config does not name. */
   appGateways(appId: string): AppGateways | undefined;
+  /** Told when a push may have ended: settled with its tasks (which may all be done already), with none, or given up (push.done webhooks). */
+  pushEnds?: PushEnds;
 }
 
 /**
@@ -62,6 +65,7 @@ export class FanOut {
       if (worthRetrying(error, context?.signal)) throw error;
       const { store, clock, logger } = this.#deps;
       await giveUpPush({ pushes: store.pushes, clock, logger }, request, error);
+      this.#deps.pushEnds?.mayHaveEnded(request.appId, request.pushId);
     }
   }
 
@@ -116,6 +120,7 @@ export class FanOut {
 
   async #settle(appId: string, record: PushDoc, fields: Record<string, unknown>): Promise<void> {
     await this.#deps.store.pushes.setFields(appId, record.objectId, fields, isoTime(this.#deps.clock.now()));
+    this.#deps.pushEnds?.mayHaveEnded(appId, record.objectId);
   }
 }
 

@@ -15,6 +15,7 @@ import type { Platform } from '../requests/push-request.ts';
 import { gatewayNames, type GatewayName } from '../gateways/delivery.ts';
 import { androidRoute, type AndroidRoute } from '../gateways/makers/android-routes.ts';
 import type { DeliveryEvents } from '../outcomes/delivery-events.ts';
+import type { PushEnds } from '../outcomes/push-ends.ts';
 import { SliceEvents, type EventDevice } from '../outcomes/slice-events.ts';
 import type { DeviceDeliveries, SliceContext } from './device-deliveries.ts';
 import { DeliveryTally } from './delivery-tally.ts';
@@ -33,6 +34,8 @@ export interface SenderDeps {
   deliveries: DeviceDeliveries;
   /** Where each slice's delivery events go (the delivery log, an outcome stream); absent: none are made. */
   events?: DeliveryEvents;
+  /** Told when a push may have ended: a task's final slice recorded, a push given up (push.done webhooks). */
+  pushEnds?: PushEnds;
   clock: Clock;
   logger: Logger;
   metrics: SenderMetrics;
@@ -125,6 +128,7 @@ export class Sender {
       if (worthRetrying(error, context.signal)) throw error;
       const { store, clock, logger } = this.#deps;
       await giveUpPush({ pushes: store.pushes, clock, logger }, { appId: task.appId, pushId: task.pushId, sliceKey: sliceKey(task) }, error);
+      this.#deps.pushEnds?.mayHaveEnded(task.appId, task.pushId);
     } finally {
       this.#deps.metrics.sliceEnded();
     }
@@ -137,6 +141,8 @@ export class Sender {
     const done = await pushes.getSlice(appId, pushId, sliceKey(task));
     if (done !== null) {
       if (!done.final) await this.#continue(task, done.next, true);
+      // A sender that died after recording its task's end, before it looked whether the push ended.
+      else this.#deps.pushEnds?.mayHaveEnded(appId, pushId);
       return;
     }
     const key = sliceKey(task);
@@ -161,6 +167,7 @@ export class Sender {
     if (sink !== undefined && events !== null) await sink.record({ appId, pushId, sliceKey: key, endedAt: this.#deps.clock.now() }, events.events);
     await pushes.recordSlice(appId, pushId, { sliceKey: key, counts: counts.toCounts(), final: end.next === null, next: end.next });
     if (end.next !== null) await this.#continue(task, end.next, false);
+    else this.#deps.pushEnds?.mayHaveEnded(appId, pushId);
   }
 
   async #shardSlice(task: PushTaskMessage, slice: SliceContext): Promise<SliceEnd> {

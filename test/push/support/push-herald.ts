@@ -22,6 +22,8 @@ export interface PushHeraldOptions {
   /** The app's push credentials; default token auth at the fake APNs and the fake FCM. */
   appPush?: (fakes: PushGatewayFakes) => RawApp['push'];
   extraApps?: (fakes: PushGatewayFakes) => RawApp[];
+  /** The app's webhook endpoints. */
+  webhooks?: RawApp['webhooks'];
   /** The store; default the harness's (SQLite, or Cassandra in the distributed run). */
   store?: TestHeraldOptions['store'];
   /** Roles to run, e.g. `api,fanout,sender` for no scheduler; default all. */
@@ -76,6 +78,7 @@ export async function startPushHerald(options: PushHeraldOptions = {}): Promise<
       engine: fakes.engine(quickEngine(options.engine)),
       ...(options.settings === undefined ? {} : { settings: options.settings }),
       ...(options.extraApps === undefined ? {} : { extraApps: options.extraApps(fakes) }),
+      ...(options.webhooks === undefined ? {} : { webhooks: options.webhooks }),
       ...(options.store === undefined ? {} : { store: options.store }),
       ...(options.role === undefined ? {} : { role: options.role }),
       ...(options.coordination === undefined ? {} : { coordination: options.coordination }),
