@@ -31,6 +31,22 @@ export function translateCassandraError(error: unknown): Error {
   return error instanceof Error ? error : new Error(String(error));
 }
 
+/**
+ * What a failure says about the node, for a writer that paces itself:
+ * `congested` when it answered that it is overloaded or did not answer in
+ * time (fewer statements in flight help), `unreachable` when no node or too
+ * few replicas could be reached (only waiting helps), null when it is not a
+ * failure to reach Cassandra at all.
+ */
+export function cassandraFailureKind(error: unknown): 'congested' | 'unreachable' | null {
+  if (error instanceof ServiceUnavailableError) return cassandraFailureKind(error.cause);
+  if (error instanceof errors.OperationTimedOutError || error instanceof errors.BusyConnectionError) return 'congested';
+  if (error instanceof errors.ResponseError && congestedCodes.has(error.code)) return 'congested';
+  return isServiceFailure(error) ? 'unreachable' : null;
+}
+
+const congestedCodes = new Set<number>([codes.overloaded, codes.writeTimeout, codes.readTimeout, 0x1700]);
+
 /** The error a closed store answers with. */
 export function closedStoreError(): ServiceUnavailableError {
   return new ServiceUnavailableError('Cassandra', new Error('the Cassandra store is closed'));
