@@ -2,7 +2,7 @@
  * `npm run bench:push [-- --devices 100000] [--store sqlite|cassandra] [--android 0.5 | --android-vendors]
  *   [--distributed [--senders 2]]
  *   [--shards N] [--slice N] [--concurrency N] [--sessions N] [--window MIN:MAX] [--gateway-latency MS]
- *   [--transport herald|http2-wrapper]
+ *   [--transport herald|http2-wrapper] [--webhook stalled]
  *   [--repeat k] [--profile <dir>]
  *   [--herald-node-options '<flags>'] [--ceiling-connections 4] [--ceiling-streams 100] [--ceiling-seconds 5]`
  *
@@ -26,6 +26,11 @@
  * `--transport` sets Herald's `push.gateways.transport` (and the ApnsClient
  * floor's): `http2-wrapper` measures the node:http2 fallback. Results get
  * `-http2-wrapper`.
+ *
+ * `--webhook stalled` gives the app a webhook endpoint that takes every event,
+ * `delivery.succeeded` included (one per device), at a local server that
+ * never answers: what a dead endpoint costs the senders (docs/webhooks.md).
+ * Results get `-webhook-stalled`.
  *
  * `--distributed` sends the same broadcast to the same audience (seeded the
  * same way) on the embedded default, every role in one process, and on
@@ -66,6 +71,7 @@ import { windowProbe } from './push/window-probe.ts';
 import { medianOf, runTable, runTableLegend, targetLines, type PushRun } from './push/push-report.ts';
 import { seedInstallations } from './push/seed-installations.ts';
 import { runVendorBench } from './push/vendor-bench.ts';
+import { startStalledEndpoint } from './push/stalled-endpoint.ts';
 import { count, fail } from './bench-args.ts';
 import { gatewayTransportKinds, type GatewayTransportKind } from '../src/push/gateways/gateway-transport.ts';
 
@@ -84,6 +90,7 @@ const { values } = parseArgs({
     window: { type: 'string' },
     'gateway-latency': { type: 'string' },
     transport: { type: 'string' },
+    webhook: { type: 'string' },
     repeat: { type: 'string', default: '1' },
     profile: { type: 'string' },
     'herald-node-options': { type: 'string' },
@@ -121,6 +128,9 @@ function transportOf(text: string | undefined): GatewayTransportKind | undefined
   if (!(gatewayTransportKinds as readonly string[]).includes(text)) fail(`--transport must be one of ${gatewayTransportKinds.join(', ')}, not ${text}`);
   return text as GatewayTransportKind;
 }
+if (values.webhook !== undefined && values.webhook !== 'stalled') fail(`--webhook takes stalled, not ${values.webhook}`);
+const stalledEndpoint = values.webhook === 'stalled' ? await startStalledEndpoint() : undefined;
+if (stalledEndpoint !== undefined) engine.webhook = { url: stalledEndpoint.url, secret: randomBytes(24).toString('hex') };
 const gatewayLatencyMs = count('gateway-latency', values['gateway-latency'], 1);
 if (distributed && gatewayLatencyMs !== undefined) fail('--gateway-latency is for single-process runs');
 
@@ -144,7 +154,7 @@ const data = { alert: 'Your weekly summary is ready: 3 new messages and 2 update
 
 const outDir = join(resolve(import.meta.dirname, '..'), 'bench/results');
 // The default audience keeps the issue's name; other sizes get their own file, so a 1,000,000 run does not replace the 100,000 one.
-const resultName = `push-${distributed ? 'distributed' : store}${androidShare > 0 ? '-android' : ''}${devices === 100_000 ? '' : `-${devices}`}${gatewayLatencyMs === undefined ? '' : `-latency${gatewayLatencyMs}`}${engine.transport === 'http2-wrapper' ? '-http2-wrapper' : ''}.json`;
+const resultName = `push-${distributed ? 'distributed' : store}${androidShare > 0 ? '-android' : ''}${devices === 100_000 ? '' : `-${devices}`}${gatewayLatencyMs === undefined ? '' : `-latency${gatewayLatencyMs}`}${engine.transport === 'http2-wrapper' ? '-http2-wrapper' : ''}${stalledEndpoint === undefined ? '' : '-webhook-stalled'}.json`;
 const out = (line: string): boolean => process.stdout.write(`${line}\n`);
 
 async function main(): Promise<void> {
@@ -232,6 +242,10 @@ async function main(): Promise<void> {
 const bench = distributed
   ? runDistributedBench({ devices, androidShare, senders, repeat, engine, ceiling: ceilingSettings, profileDir, heraldNodeOptions, data, outDir, resultName, out })
   : main();
+bench.then(
+  () => stalledEndpoint?.close(),
+  () => undefined,
+);
 bench.catch((error: unknown) => {
   process.stderr.write(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
   process.exit(1);

@@ -14,6 +14,8 @@ export interface EngineSettings {
   deliveryWindow?: { min: number; max: number } | undefined;
   /** `push.gateways.transport` (`--transport`). */
   transport?: GatewayTransportKind | undefined;
+  /** An endpoint the app's webhooks go to, taking every event, delivery.succeeded included (`--webhook`). */
+  webhook?: { url: string; secret: string } | undefined;
 }
 
 /**
@@ -43,7 +45,14 @@ export function benchConfig(parts: { app: BenchApp; dataDir: string; backends: B
     coordination: backends.coordination,
     bus: backends.bus,
     push,
-    apps: [{ ...app, name: 'Herald Bench', push: gateways.appPush }],
+    apps: [
+      {
+        ...app,
+        name: 'Herald Bench',
+        push: gateways.appPush,
+        ...(engine.webhook === undefined ? {} : { webhooks: [{ name: 'bench', url: engine.webhook.url, secret: engine.webhook.secret, events: ['push.done', 'delivery.failed', 'installation.removed', 'delivery.succeeded'] }] }),
+      },
+    ],
   };
 }
 
