@@ -19,6 +19,7 @@ import { batchRoutes } from './routes/batch-routes.ts';
 import { operationsRoutes } from './routes/health-routes.ts';
 import { openApiRoutes } from './routes/openapi-routes.ts';
 import { installationRoutes } from './routes/installation-routes.ts';
+import { deliveryLogRoutes } from './routes/delivery-log-routes.ts';
 import { pushRoutes } from './routes/push-routes.ts';
 import { pageRoutes } from './routes/page-routes.ts';
 import { userRoutes } from './routes/user-routes.ts';
@@ -70,6 +71,7 @@ export function createHttpApp(deps: HttpAppDeps): Express {
     batchRoutes({ routes: objectRoutes, metrics: deps.metrics, logger: deps.logger, outages: deps.outages }),
     ...objectRoutes,
     pushRoutes(deps.push),
+    deliveryLogRoutes(deps.push),
   );
   app.use(notFoundHandler);
   app.use(errorHandler(deps.logger, deps.outages));

@@ -101,6 +101,10 @@ describe('the OpenAPI document against a real Herald', () => {
     const record = await call('GET', '/1.1/tables/Notifications/{objectId}', { params: { objectId: pushed.objectId as string }, expect: 200 });
     await call('GET', '/1.1/notifications', { master: true, query: '?count=1', expect: 200 });
     await call('GET', '/1.1/notifications/{notificationId}', { master: true, params: { notificationId: record.notificationId as string }, expect: 200 });
+    // The push's delivery log: a page of its entries, why one installation did or did not get it, that installation's entries.
+    await call('GET', '/1.1/notifications/{notificationId}/deliveries', { master: true, params: { notificationId: record.notificationId as string }, query: '?limit=10', expect: 200 });
+    await call('GET', '/1.1/notifications/{notificationId}/explain', { master: true, params: { notificationId: record.notificationId as string }, query: `?installation=${installation.objectId}`, expect: 200 });
+    await call('GET', '/1.1/installations/{objectId}/deliveries', { master: true, params: installation, query: '?outcome=failed,invalidToken', expect: 200 });
     await call('DELETE', '/1.1/notifications/{notificationId}', { master: true, params: { notificationId: record.notificationId as string }, expect: 200 });
     const later = new Date(herald.clock.now() + 3_600_000).toISOString();
     await call('POST', '/1.1/push', { master: true, body: { data: { alert: 'Later' }, push_time: later }, expect: 201 });

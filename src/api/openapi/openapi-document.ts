@@ -1,5 +1,6 @@
 import { baseComponents } from './api-components.ts';
 import { batchPaths, batchSchemas } from './batch-operations.ts';
+import { deliveryLogPaths, deliveryLogSchemas } from './delivery-log-operations.ts';
 import { installationPaths, installationSchemas } from './installation-operations.ts';
 import type { JsonSchema, OpenApiOperation, OpenApiPath, OpenApiPaths } from './json-schema.ts';
 import { openPaths, openSchemas } from './page-operations.ts';
@@ -57,12 +58,13 @@ export function buildOpenApiDocument(): JsonSchema {
       ...installationPaths,
       ...aliases(installationPaths, '/1.1/installations', '/1.1/classes/_Installation', 'ViaClass'),
       ...pushPaths,
+      ...deliveryLogPaths,
       ...batchPaths,
       ...openPaths,
     },
     components: {
       ...baseComponents,
-      schemas: { ...baseComponents.schemas, ...userSchemas, ...installationSchemas, ...pushSchemas(), ...batchSchemas, ...openSchemas },
+      schemas: { ...baseComponents.schemas, ...userSchemas, ...installationSchemas, ...pushSchemas(), ...deliveryLogSchemas, ...batchSchemas, ...openSchemas },
     },
   };
 }

@@ -34,6 +34,20 @@ export type DeviceRoute<A, F, M> =
 
 export const apnsEnvironments: Readonly<Record<PushSpec['environment'], ApnsEnvironment>> = { prod: 'production', dev: 'development' };
 
+/** Why a device was not sent to, for the sender's warn line and explain: what is missing and where it is set. */
+export const notSentCauses: Partial<Record<DeliveryReason, string>> = {
+  NoApnsCredentials: 'the app has no APNs credentials for this environment and device profile (apps[].push.apns)',
+  NoFcmCredentials: 'the app has no FCM service account (apps[].push.fcm.serviceAccountFile)',
+  NoVendorCredentials: "the app has no profile of this maker named by the device's deviceProfile, _default when empty (apps[].push.<maker>.profiles)",
+  MissingTopic: 'no apns-topic: the request, the installation (apnsTopic) and the app (apps[].push.apns.topic) name none',
+  NoDeviceToken: 'the iOS installation has no deviceToken',
+  NoRegistrationId: "the Android installation has no registrationId for its vendor (or its vendor is lc, or empty)",
+  UnsupportedVendor: "the installation's vendor names no push service Herald sends through",
+  UnknownInstallation: 'no installation has this installationId',
+  SilentNotSupported: 'this maker cannot pass a silent (data-only) push to the app',
+  Expired: "the push's expiration_time passed before it was sent",
+};
+
 /** The maker profile of an installation without a `deviceProfile` (the hosted service's rule). */
 export const defaultMakerProfile = '_default';
 

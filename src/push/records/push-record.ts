@@ -12,6 +12,8 @@ export const RecordField = {
   errorMessage: 'errorMessage',
   /** False from the record's write until its push is published or scheduled (see submitPush); absent on records of older versions. */
   accepted: '_accepted',
+  /** The request's `req_id`, when it gave one: explain says a repeat of it was answered with this push. */
+  reqId: '_reqId',
 } as const;
 
 export interface NewRecord {
@@ -47,6 +49,7 @@ export function newPushRecord(request: PushRequest, record: NewRecord): PushDoc 
   };
   if (request.target.kind === 'devices') Object.assign(doc, { device_type: request.target.deviceType, device_ids: request.target.ids });
   if (record.scheduledId !== null) doc[RecordField.scheduledId] = record.scheduledId;
+  if (request.reqId !== null) doc[RecordField.reqId] = request.reqId;
   return doc;
 }
 

@@ -6,7 +6,7 @@ import type { StoredObject } from '../../core/ports/object-store.ts';
 import { deliverWithRetry, type RetryPolicy } from '../gateways/deliver-with-retry.ts';
 import type { DeliveryReason } from '../gateways/delivery-reasons.ts';
 import type { ApnsDelivery, DeliveryOutcome, GatewayClient, GatewayName } from '../gateways/delivery.ts';
-import { androidDeviceRoute, iosDeviceRoute } from '../audience/device-route.ts';
+import { androidDeviceRoute, iosDeviceRoute, notSentCauses } from '../audience/device-route.ts';
 import type { GatewayMetrics } from '../gateways/gateway-metrics.ts';
 import type { AndroidRoute } from '../gateways/makers/android-routes.ts';
 import type { PushGateways } from '../gateways/push-gateways.ts';
@@ -44,20 +44,6 @@ export interface SliceContext {
   events?: SliceEvents | null;
   signal: AbortSignal;
 }
-
-/** Why a device was not sent to, for the warn line: what is missing and where it is set. */
-const notSentCauses: Partial<Record<DeliveryReason, string>> = {
-  NoApnsCredentials: 'the app has no APNs credentials for this environment and device profile (apps[].push.apns)',
-  NoFcmCredentials: 'the app has no FCM service account (apps[].push.fcm.serviceAccountFile)',
-  NoVendorCredentials: "the app has no profile of this maker named by the device's deviceProfile, _default when empty (apps[].push.<maker>.profiles)",
-  MissingTopic: 'no apns-topic: the request, the installation (apnsTopic) and the app (apps[].push.apns.topic) name none',
-  NoDeviceToken: 'the iOS installation has no deviceToken',
-  NoRegistrationId: "the Android installation has no registrationId for its vendor (or its vendor is lc, or empty)",
-  UnsupportedVendor: "the installation's vendor names no push service Herald sends through",
-  UnknownInstallation: 'no installation has this installationId',
-  SilentNotSupported: 'this maker cannot pass a silent (data-only) push to the app',
-  Expired: "the push's expiration_time passed before it was sent",
-};
 
 /**
  * Sends one push to one device through its gateway, resending what the

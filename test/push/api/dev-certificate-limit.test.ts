@@ -43,3 +43,15 @@ it('rejects a development push to 20,001 iOS devices whole, sending nothing', as
   expect(p.fakes.apns.log.requestCount).toBe(apnsBefore);
   expect(p.fakes.fcm.log.requestCount).toBe(fcmBefore);
 }, 90_000);
+
+it('explains the rejection for one of its devices: the development-certificate limit fails, nothing was logged', async () => {
+  const objectId = await p.saveInstallation({ deviceType: 'ios', deviceToken: deviceToken(3_000_001), channels: [channel] });
+  const res = await p.send({ channels: [channel], data: { alert: 'Testing once more' }, prod: 'dev' });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  expect(await p.settled(res.body.objectId, 60_000)).toMatchObject({ status: 'Error' });
+  const explained = await p.h.request('GET', `/1.1/notifications/${String(res.body.objectId)}/explain?installation=${objectId}`, { master: true });
+  expect(explained.status, JSON.stringify(explained.body)).toBe(200);
+  const [push] = explained.body.pushes;
+  expect(push.rules.find((rule: { rule: string }) => rule.rule === 'devCertificateLimit')).toMatchObject({ pass: false, why: expect.stringContaining('dev profile disabled for massive push') });
+  expect(push).toMatchObject({ status: 'Error', targeted: true, deliveries: [] });
+}, 90_000);
