@@ -94,7 +94,7 @@ describe("a push's delivery log", () => {
     const entryOf = (name: string): Json => {
       const found = entries.filter((entry) => entry.installation === byName(name).objectId);
       expect(found, name).toHaveLength(1);
-      return found[0];
+      return found[0] as Json;
     };
     const expected: Record<string, [string, string | null]> = {
       delivered: ['delivered', null],
