@@ -20,6 +20,14 @@ export const mutationModules: [source: string, ...tests: string[]][] = [
   ['src/http2/header-block.ts', 'test/http2/header-block.test.ts', 'test/http2/connection-bounds.test.ts', 'test/http2/floods.test.ts'],
   ['src/http2/answer-headers.ts', 'test/http2/connection-bounds.test.ts', 'test/http2/malformed-answers.test.ts'],
   ['src/http2/field-rules.ts', 'test/http2/connection-bounds.test.ts', 'test/http2/malformed-answers.test.ts'],
+  // The phone makers: each one's answers read into outcomes, and the framework's batches and how their answers are split.
+  ['src/push/gateways/makers/hms/classify-hms-answer.ts', 'test/push/gateways/makers/classify-hms-answer.test.ts'],
+  ['src/push/gateways/makers/honor/classify-honor-answer.ts', 'test/push/gateways/makers/classify-honor-answer.test.ts'],
+  ['src/push/gateways/makers/xiaomi/classify-xiaomi-answer.ts', 'test/push/gateways/makers/classify-xiaomi-answer.test.ts'],
+  ['src/push/gateways/makers/oppo/classify-oppo-answer.ts', 'test/push/gateways/makers/classify-oppo-answer.test.ts'],
+  ['src/push/gateways/makers/vivo/classify-vivo-answer.ts', 'test/push/gateways/makers/classify-vivo-answer.test.ts'],
+  ['src/push/gateways/makers/meizu/classify-meizu-answer.ts', 'test/push/gateways/makers/classify-meizu-answer.test.ts'],
+  ['src/push/gateways/makers/maker-client.ts', 'test/push/gateways/makers/maker-client.test.ts'],
 ];
 
 /** Only the tests of the mutated modules, so that a static mutant, which runs every test, costs seconds. */

@@ -106,3 +106,28 @@ describe('illegalTokens', () => {
     expect(illegalTokens('{"illegal_tokens":[1,"t",null]}')).toEqual(new Set(['t']));
   });
 });
+
+describe('HMS answers at the edges of their shape', () => {
+  it('reads a body that is JSON but not an object as no code, judged by the status', () => {
+    for (const body of ['null', '5', '"text"', 'true']) expect(readHmsAnswer(200, Buffer.from(body))).toEqual({ status: 200, code: undefined, msg: undefined, retryAfterMs: undefined });
+    expect(perToken(classifyHmsAnswer(answer(503, 'null'), tokens, true)).t1).toStrictEqual({ kind: 'retry', reason: 'HmsFlowControl' });
+  });
+
+  it('keeps msg only when it is text', () => {
+    expect(readHmsAnswer(200, Buffer.from(JSON.stringify({ code: '80100000', msg: { illegal_tokens: ['t1'] } }))).msg).toBeUndefined();
+    expect(readHmsAnswer(200, Buffer.from(JSON.stringify({ code: '80100000', msg: 7 }))).msg).toBeUndefined();
+  });
+
+  it('names a 401 or a 5xx with a code Huawei does not document Other, and a bare 500 HmsServerError', () => {
+    expect(classifyHmsAnswer(answer(401, { code: '80999999' }), tokens, true)).toStrictEqual({ kind: 'auth-rejected', outcome: { kind: 'failed', reason: 'Other' } });
+    expect(classifyHmsAnswer(answer(401, ''), tokens, true)).toStrictEqual({ kind: 'auth-rejected', outcome: { kind: 'failed', reason: 'HmsUnauthorized' } });
+    expect(perToken(classifyHmsAnswer(answer(500, { code: '80999999' }), tokens, true)).t1).toStrictEqual({ kind: 'retry', reason: 'Other' });
+    expect(perToken(classifyHmsAnswer(answer(500, ''), tokens, true)).t1).toStrictEqual({ kind: 'retry', reason: 'HmsServerError' });
+    expect(perToken(classifyHmsAnswer(answer(499, ''), tokens, true)).t1).toStrictEqual({ kind: 'failed', reason: 'Other' });
+  });
+
+  it('takes only lists of text from illegalTokens, and none from a null one', () => {
+    expect(illegalTokens('{"illegalTokens":null}')).toBeUndefined();
+    expect(illegalTokens('{"illegalTokens":{"tokenFormatError":"t1","noRight":["t2"]}}')).toEqual(new Set(['t2']));
+  });
+});

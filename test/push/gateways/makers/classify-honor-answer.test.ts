@@ -109,3 +109,21 @@ describe('classifyHonorAnswer', () => {
     }
   });
 });
+
+describe('Honor answers at the edges of their shape', () => {
+  it('reads a body that is JSON but not an object as no code, judged by the status', () => {
+    for (const body of ['null', '5', '"text"']) expect(readHonorAnswer(503, Buffer.from(body)).code).toBeUndefined();
+    expect(perToken(classifyHonorAnswer(answer(503, 'null'), tokens, true)).t1).toStrictEqual({ kind: 'retry', reason: 'HonorFlowControl' });
+  });
+
+  it('keeps only a boolean sendResult and the text tokens of each list', () => {
+    const read = readHonorAnswer(200, Buffer.from(JSON.stringify({ code: 200, data: { sendResult: 'false', failTokens: ['t1', 5, null], expireTokens: 't2' } })));
+    expect(read).toMatchObject({ code: '200', sendResult: undefined, failTokens: ['t1'], expireTokens: [] });
+  });
+
+  it('names a bare 500 HonorServerError and a 5xx with a code Honor does not document Other', () => {
+    expect(perToken(classifyHonorAnswer(answer(500, ''), tokens, true)).t1).toStrictEqual({ kind: 'retry', reason: 'HonorServerError' });
+    expect(perToken(classifyHonorAnswer(answer(500, { code: 80999999 }), tokens, true)).t1).toStrictEqual({ kind: 'retry', reason: 'Other' });
+    expect(perToken(classifyHonorAnswer(answer(499, ''), tokens, true)).t1).toStrictEqual({ kind: 'failed', reason: 'Other' });
+  });
+});

@@ -112,3 +112,29 @@ describe('classifyMeizuAnswer', () => {
     }
   });
 });
+
+describe('Meizu answers at the edges of their shape', () => {
+  it('reads a body that is JSON but not an object as no code, judged by the status', () => {
+    for (const body of ['null', '5', '"text"']) expect(readMeizuAnswer(503, Buffer.from(body)).code).toBeUndefined();
+    expect(perId(classifyMeizuAnswer(answer(503, 'null'), ids, true)).p1).toStrictEqual({ kind: 'retry', reason: 'MeizuServerError' });
+  });
+
+  it('counts a pushId listed under a code that is a name of every object, such as constructor, as Other', () => {
+    const odd = answer(200, { code: '200', value: { constructor: ['p1'], toString: ['p2'] } });
+    expect(perId(classifyMeizuAnswer(odd, ids, true))).toStrictEqual({ p1: { kind: 'failed', reason: 'Other' }, p2: { kind: 'failed', reason: 'Other' }, p3: { kind: 'delivered' } });
+    expect(unknownMapCodes(odd)).toEqual(['constructor', 'toString']);
+  });
+
+  it('keeps only lists of text from value, and no value that is a list or null', () => {
+    expect(answer(200, { code: '200', value: { '110002': ['p1', 5, null], '110003': 'p2' } }).value).toEqual({ '110002': ['p1'] });
+    expect(answer(200, { code: '200', value: [['p1']] }).value).toEqual({});
+    expect(answer(200, { code: '200', value: null }).value).toEqual({});
+  });
+
+  it('names a bare 500 MeizuServerError and a 5xx or 429 with a code Meizu does not document Other', () => {
+    expect(perId(classifyMeizuAnswer(answer(500, ''), ids, true)).p1).toStrictEqual({ kind: 'retry', reason: 'MeizuServerError' });
+    expect(perId(classifyMeizuAnswer(answer(502, { code: '999' }), ids, true)).p1).toStrictEqual({ kind: 'retry', reason: 'Other' });
+    expect(perId(classifyMeizuAnswer(answer(429, { code: '999' }), ids, true)).p1).toStrictEqual({ kind: 'retry', reason: 'Other' });
+    expect(perId(classifyMeizuAnswer(answer(499, ''), ids, true)).p1).toStrictEqual({ kind: 'failed', reason: 'Other' });
+  });
+});

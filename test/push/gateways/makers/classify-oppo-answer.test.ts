@@ -118,3 +118,42 @@ describe('classifyOppoAnswer', () => {
     }
   });
 });
+
+describe('OPPO answers at the edges of their shape', () => {
+  it('reads a body that is JSON but not an object as no code, judged by the status', () => {
+    for (const body of ['null', '5', '"text"']) expect(readOppoAnswer(503, Buffer.from(body)).code).toBeUndefined();
+    expect(perToken(classify(503, 'null')).t1).toStrictEqual({ kind: 'retry', reason: 'OppoServerError' });
+  });
+
+  it.each([[1.5], [[0]], ['x5'], ['5x'], [true]])('reads a code of %j as none', (code) => {
+    expect(readOppoAnswer(200, Buffer.from(JSON.stringify({ code }))).code).toBeUndefined();
+  });
+
+  it('reads the messages of code 0 only from a 200, and says a data that is not a list is what it could not read', () => {
+    const listed = batchAnswer(tokens.map((registrationId) => ({ registrationId })));
+    expect(perToken(classify(500, listed)).t1).toStrictEqual({ kind: 'retry', reason: 'Other' });
+    expect(classifyOppoAnswer(answer(200, { code: 0, data: {} }), tokens, true).unknownWord).toBe('data');
+  });
+
+  it('names a bare 500 OppoServerError, and a 10000 for the whole request an invalid token', () => {
+    expect(perToken(classify(500, '')).t1).toStrictEqual({ kind: 'retry', reason: 'OppoServerError' });
+    expect(perToken(classify(499, '')).t1).toStrictEqual({ kind: 'failed', reason: 'Other' });
+    expect(perToken(classify(200, { code: 10000 }, ['t1'], true), ['t1']).t1).toStrictEqual({ kind: 'invalid-token', reason: 'OppoInvalidRegistrationId', unregistered: true });
+  });
+
+  it('skips entries of data that are not messages with a registration id, and reads a null errorCode as none', () => {
+    const read = readOppoAnswer(200, Buffer.from(JSON.stringify({ code: 0, data: [null, 5, 'x', { registrationId: 7 }, { errorCode: 10000 }, { registrationId: 't1', errorCode: null }] })));
+    expect([...(read.items ?? new Map()).entries()]).toEqual([['t1', { errorCode: undefined }]]);
+    expect(perToken(classifyOppoAnswer(read, ['t1'], true).verdict, ['t1']).t1).toStrictEqual({ kind: 'delivered' });
+  });
+
+  it('keeps an errorCode that is not a number as its first 32 characters, and one that is not text as unreadable', () => {
+    const long = 'Invalid registration id, see the docs';
+    const textual = classifyOppoAnswer(answer(200, { code: 0, data: [{ registrationId: 't1', errorCode: long }, { registrationId: 't2' }] }), ['t1', 't2'], true);
+    expect(perToken(textual.verdict, ['t1']).t1).toStrictEqual({ kind: 'failed', reason: 'Other' });
+    expect(textual.unknownWord).toBe(long.slice(0, 32));
+    const odd = classifyOppoAnswer(answer(200, { code: 0, data: [{ registrationId: 't1', errorCode: { code: 1 } }] }), ['t1'], true);
+    expect(perToken(odd.verdict, ['t1']).t1).toStrictEqual({ kind: 'failed', reason: 'Other' });
+    expect(odd.unknownWord).toBe('unreadable');
+  });
+});

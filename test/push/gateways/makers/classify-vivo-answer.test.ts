@@ -121,3 +121,48 @@ describe('classifyVivoAnswer', () => {
     }
   });
 });
+
+describe('vivo answers at the edges of their shape', () => {
+  it.each([10043, 10045, 10051, 10061, 10062, 10063, 10064, 10066, 10068, 10069, 10095, 10151, 10200, 10201, 10202, 10203, 10204, 10205, 10207, 10304, 10305, 10306])(
+    'fails every regId on %i, a documented code, with its own reason',
+    (result) => {
+      expect(perToken(classify(200, { result })).r1).toStrictEqual({ kind: 'failed', reason: `Vivo${result}` });
+    },
+  );
+
+  it('reads a body that is JSON but not an object as no result, judged by the status', () => {
+    for (const body of ['null', '5', '"text"']) expect(readVivoAnswer(503, Buffer.from(body))).toMatchObject({ result: undefined, taskId: undefined });
+    expect(perToken(classify(503, 'null')).r1).toStrictEqual({ kind: 'retry', reason: 'VivoServerError' });
+  });
+
+  it.each([[1.5], [[0]], ['x5'], ['5x'], ['-5'], [true]])('reads a result of %j as none', (result) => {
+    expect(readVivoAnswer(200, Buffer.from(JSON.stringify({ result }))).result).toBeUndefined();
+  });
+
+  it('reads the invalid users of result 0 only from a 200, and names a bare 500 VivoServerError', () => {
+    const listed = { result: 0, invalidUsers: [{ userid: 'r1', status: 2 }] };
+    expect(perToken(classify(500, listed)).r1).toStrictEqual({ kind: 'retry', reason: 'Other' });
+    expect(perToken(classify(500, '')).r1).toStrictEqual({ kind: 'retry', reason: 'VivoServerError' });
+    expect(perToken(classify(499, '')).r1).toStrictEqual({ kind: 'failed', reason: 'Other' });
+  });
+
+  it('takes invalid users with a regId and a whole status only, from invalidUsers when it is a list and invalidUser otherwise', () => {
+    const read = readVivoAnswer(
+      200,
+      Buffer.from(JSON.stringify({ result: 0, invalidUsers: [null, 5, { userid: 'r1', status: '2' }, { userid: 'r2', status: 'x' }, { userid: true, status: 1 }, { status: 1 }, { userid: 9, status: 3.5 }] })),
+    );
+    expect([...read.invalidUsers]).toEqual([['r1', 2]]);
+    expect([...answer(200, { result: 0, invalidUser: { userid: 'r3', status: 1 }, invalidUsers: 'r1' }).invalidUsers]).toEqual([['r3', 1]]);
+  });
+
+  it('reads a taskId of text or a number only', () => {
+    expect(answer(200, { result: 0, taskId: { id: 1 } }).taskId).toBeUndefined();
+    expect(answer(200, { result: 0, taskId: 583741259485 }).taskId).toBe('583741259485');
+  });
+
+  it('names the status vivo does not document to log', () => {
+    const reading = classifyVivoAnswer(answer(200, { result: 0, invalidUsers: [{ userid: 'r1', status: 9 }, { userid: 'r2', status: 7 }] }), tokens, true);
+    expect(reading.unknownWord).toBe('status 9');
+    expect(perToken(reading.verdict)).toStrictEqual({ r1: { kind: 'failed', reason: 'Other' }, r2: { kind: 'failed', reason: 'Other' }, r3: { kind: 'delivered' } });
+  });
+});

@@ -139,3 +139,19 @@ describe('badRegIds', () => {
     expect(readXiaomiAnswer(200, Buffer.from('[0]')).code).toBeUndefined();
   });
 });
+
+describe('Mi Push answers at the edges of their shape', () => {
+  it('reads a body that is JSON but not an object as no code, judged by the status', () => {
+    for (const body of ['null', '5', '"text"']) expect(readXiaomiAnswer(503, Buffer.from(body)).code).toBeUndefined();
+    expect(perToken(classifyXiaomiAnswer(answer(503, 'null'), regIds, true)).r1).toStrictEqual({ kind: 'retry', reason: 'MiServerError' });
+  });
+
+  it.each([['abc'], ['5x'], ['x5'], [[0]], [true], [1.5]])('reads a code of %j as none', (code) => {
+    expect(readXiaomiAnswer(200, Buffer.from(JSON.stringify({ code }))).code).toBeUndefined();
+  });
+
+  it('names a bare 500 MiServerError', () => {
+    expect(perToken(classifyXiaomiAnswer(answer(500, ''), regIds, true)).r1).toStrictEqual({ kind: 'retry', reason: 'MiServerError' });
+    expect(perToken(classifyXiaomiAnswer(answer(499, ''), regIds, true)).r1).toStrictEqual({ kind: 'failed', reason: 'Other' });
+  });
+});

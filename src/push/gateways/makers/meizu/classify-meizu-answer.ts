@@ -121,7 +121,8 @@ function perPushId(value: Readonly<Record<string, readonly string[]>>, pushIds: 
   const sent = new Set(pushIds);
   const outcomes = new Map<string, DeliveryOutcome>();
   for (const [mapCode, ids] of Object.entries(value)) {
-    const outcome = outcomeByMapCode[mapCode] ?? unknownMapCode;
+    // Own keys only: a code such as "constructor" is no word of Meizu's.
+    const outcome = Object.hasOwn(outcomeByMapCode, mapCode) ? (outcomeByMapCode[mapCode] as DeliveryOutcome) : unknownMapCode;
     for (const id of ids) if (sent.has(id)) outcomes.set(id, outcome);
   }
   return { kind: 'tokens', others: delivered, outcomes };

@@ -106,9 +106,14 @@ export function classifyOppoAnswer(answer: OppoAnswer, tokens: readonly string[]
   if (verdict === 'quota') return { verdict: { kind: 'quota-exhausted', word: `Oppo${code}` }, unknownWord: undefined };
   if (verdict !== undefined && code !== undefined) {
     const reason = reasonFor(code);
-    if (verdict === 'auth') return { verdict: { kind: 'auth-rejected', outcome: { kind: 'failed', reason } }, unknownWord: undefined };
-    if (verdict === 'retry') return { verdict: everyToken(retry(reason, answer.retryAfterMs)), unknownWord: undefined };
-    return { verdict: everyToken({ kind: 'failed', reason }), unknownWord: undefined };
+    switch (verdict) {
+      case 'auth':
+        return { verdict: { kind: 'auth-rejected', outcome: { kind: 'failed', reason } }, unknownWord: undefined };
+      case 'retry':
+        return { verdict: everyToken(retry(reason, answer.retryAfterMs)), unknownWord: undefined };
+      case 'failed':
+        return { verdict: everyToken({ kind: 'failed', reason }), unknownWord: undefined };
+    }
   }
   // No code Herald knows: the status decides.
   const unknownWord = code;
