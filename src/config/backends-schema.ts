@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { cassandraConsistencyDefaults, readWriteLevels, serialLevels } from '../store/cassandra/consistency-settings.ts';
+import { cassandraConsistencyDefaults, readWriteLevels, serialLevels } from './cassandra-consistency.ts';
 
 /**
  * Where state lives: the embedded default (SQLite, in-memory coordination,

@@ -7,7 +7,7 @@ import { topicReplication } from '../../src/bus/kafka/kafka-bus-options.ts';
 import { loadConfig } from '../../src/config/load-config.ts';
 import { nativePort } from '../../src/store/cassandra/cassandra-client.ts';
 import { leveledSession, serialRead } from '../../src/store/cassandra/consistency-levels.ts';
-import { cassandraConsistencyDefaults } from '../../src/store/cassandra/consistency-settings.ts';
+import { cassandraConsistencyDefaults } from '../../src/config/cassandra-consistency.ts';
 import type { CqlSession } from '../../src/store/cassandra/cassandra-client.ts';
 
 const single = { HERALD_APP_ID: 'shop', HERALD_APP_KEY: 'app-key-123', HERALD_MASTER_KEY: 'master-key-123' };

@@ -2,7 +2,7 @@ import { Client, policies, types, type ArrayOrObject, type ClientOptions, type Q
 import { cassandraDefaults, type CassandraConnectionOptions } from './cassandra-store-options.ts';
 import { translateCassandraError } from './cassandra-errors.ts';
 import { consistencyCode } from './consistency-levels.ts';
-import { cassandraConsistencyDefaults } from './consistency-settings.ts';
+import { cassandraConsistencyDefaults } from '../../config/cassandra-consistency.ts';
 
 /** One statement of a batch. */
 export interface CqlStatement {

@@ -1,7 +1,7 @@
 import type { ConnectionOptions } from 'node:tls';
 import type { Clock } from '../../core/clock.ts';
 import type { ClassDescriptors } from '../../core/ports/object-store.ts';
-import type { CassandraConsistency } from './consistency-settings.ts';
+import type { CassandraConsistency } from '../../config/cassandra-consistency.ts';
 
 /**
  * Keyspace replication, used only when the keyspace is created: CQL map text

@@ -17,7 +17,7 @@ import { CassandraPushStore } from './cassandra-push-store.ts';
 import { CassandraScheduledPushStore } from './cassandra-scheduled-push-store.ts';
 import { cassandraDefaults, type CassandraStoreOptions } from './cassandra-store-options.ts';
 import { leveledSession } from './consistency-levels.ts';
-import { cassandraConsistencyDefaults } from './consistency-settings.ts';
+import { cassandraConsistencyDefaults } from '../../config/cassandra-consistency.ts';
 import { runCassandraMigrations, type MigrationLogger } from './migrations.ts';
 import { ObjectTable } from './object-table.ts';
 import { ObjectWrites } from './object-writes.ts';

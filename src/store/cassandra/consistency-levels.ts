@@ -1,6 +1,6 @@
 import { types, type ArrayOrObject, type QueryOptions } from 'cassandra-driver';
 import type { CqlSession, CqlStatement } from './cassandra-client.ts';
-import type { CassandraConsistency, ReadWriteLevel, SerialLevel } from './consistency-settings.ts';
+import type { CassandraConsistency, ReadWriteLevel, SerialLevel } from '../../config/cassandra-consistency.ts';
 
 const codes: Readonly<Record<ReadWriteLevel | SerialLevel, number>> = {
   LOCAL_QUORUM: types.consistencies.localQuorum,

@@ -1,4 +1,4 @@
-// The names only, without the driver: the config schema reads them, and an embedded Herald never loads the driver.
+// The names only, without the driver: the config schema reads them (store.consistency), and an embedded Herald never loads the driver.
 
 /**
  * The levels Herald may read and write at. Each needs a majority of replicas
