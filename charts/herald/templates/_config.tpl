@@ -65,6 +65,12 @@ the pods.
   value: {{ $v.cassandra.keyspace | quote }}
 - name: HERALD_CASSANDRA_REPLICATION
   value: {{ $v.cassandra.replication | toString | quote }}
+- name: HERALD_CASSANDRA_READ_CONSISTENCY
+  value: {{ $v.cassandra.consistency.read | quote }}
+- name: HERALD_CASSANDRA_WRITE_CONSISTENCY
+  value: {{ $v.cassandra.consistency.write | quote }}
+- name: HERALD_CASSANDRA_SERIAL_CONSISTENCY
+  value: {{ $v.cassandra.consistency.serial | quote }}
 {{- with $v.cassandra.username }}
 - name: HERALD_CASSANDRA_USERNAME
   value: {{ . | quote }}
@@ -89,6 +95,18 @@ the pods.
 {{- end }}
 - name: HERALD_KAFKA_SESSION_TIMEOUT_MS
   value: {{ $v.kafka.sessionTimeoutMs | int | quote }}
+{{- with $v.kafka.replicationFactor }}
+- name: HERALD_KAFKA_REPLICATION_FACTOR
+  value: {{ . | int | quote }}
+{{- end }}
+{{- with $v.kafka.minInsyncReplicas }}
+- name: HERALD_KAFKA_MIN_INSYNC_REPLICAS
+  value: {{ . | int | quote }}
+{{- end }}
+- name: HERALD_KAFKA_IDEMPOTENT_PRODUCER
+  value: {{ $v.kafka.idempotentProducer | toString | quote }}
+- name: HERALD_KAFKA_MAX_IN_FLIGHT_REQUESTS
+  value: {{ $v.kafka.maxInFlightRequests | int | quote }}
 - name: HERALD_PUSH_REQUEST_PARTITIONS
   value: {{ $v.kafka.partitions.pushRequests | int | quote }}
 - name: HERALD_PUSH_TASK_PARTITIONS
