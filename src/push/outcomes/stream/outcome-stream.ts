@@ -25,14 +25,20 @@ const recorded = Promise.resolve();
 
 /**
  * The outcome stream's sink: each slice's delivery events go into a bounded
- * buffer and `record` answers at once; one loop produces the buffer in
- * batches of up to `maxBatchEvents` on the outcome topic, one batch at a
- * time, so a device's events reach its partition in the order they were
- * made. A batch the producer fails to send after its own retries is counted
- * and sent again after a pause, while the buffer takes new events up to
- * `maxPendingEvents`; only a full buffer makes a slice wait, at most
- * `maxWaitMs`, after which what does not fit is dropped and counted. So
- * Kafka being slow or away costs deliveries a bounded wait, never memory.
+ * buffer; one loop produces the buffer in batches of up to `maxBatchEvents`
+ * on the outcome topic, one batch at a time, so a device's events reach its
+ * partition in the order they were made, and the events of slices ending
+ * together share a produce call.
+ *
+ * `record` answers once the slice's events are written (acks=all), as the
+ * slice's next task is, so a sender killed after its slice reported loses
+ * none of them; but never later than `maxWaitMs`: then the slice goes on and
+ * its events stay buffered, produced when Kafka takes them. A batch the
+ * producer fails to send after its own retries is counted and sent again
+ * after a pause, while the buffer takes new events up to `maxPendingEvents`;
+ * what a full buffer has no room for within `maxWaitMs` is dropped and
+ * counted. So Kafka being slow or away costs a slice a bounded wait, never
+ * memory.
  *
  * At least once: a batch sent again after a failure may have been written
  * in part, and a redone slice produces its events again; consumers drop
@@ -43,6 +49,11 @@ export class OutcomeStream implements DeliveryEvents {
   readonly #throttle: LogThrottle;
   #pending: DeliveryEvent[] = [];
   #head = 0;
+  /** Events ever appended, and ever produced (or given up at shutdown): a slice waits until the second passes its last. */
+  #appended = 0;
+  #produced = 0;
+  /** Slices waiting for their events, in the order of their last event. */
+  #waiters: { upTo: number; resolve: () => void }[] = [];
   /** Resolved when the loop has events to send, or must stop. */
   #wake: (() => void) | null = null;
   /** Resolved when the buffer gets room, or the stream closes. */
@@ -72,11 +83,12 @@ export class OutcomeStream implements DeliveryEvents {
       this.#drop('shutdown', events.length);
       return recorded;
     }
+    const deadline = performance.now() + this.#deps.settings.maxWaitMs;
     if (this.size + events.length <= this.#deps.settings.maxPendingEvents) {
       this.#append(events, 0, events.length);
-      return recorded;
+      return this.#written(this.#appended, deadline);
     }
-    return this.#recordWhenRoom(events);
+    return this.#recordWhenRoom(events, deadline);
   }
 
   /**
@@ -97,15 +109,36 @@ export class OutcomeStream implements DeliveryEvents {
         this.#drop('shutdown', this.size);
         this.#pending = [];
         this.#head = 0;
+        this.#produced = this.#appended;
+        this.#release();
         this.#untrack();
       });
     }
     return this.#closed;
   }
 
-  /** A full buffer: takes what fits as room appears, for at most `maxWaitMs`; drops the rest. */
-  async #recordWhenRoom(events: readonly DeliveryEvent[]): Promise<void> {
-    const deadline = performance.now() + this.#deps.settings.maxWaitMs;
+  /** Resolves when the events up to `upTo` are produced, or at `deadline`, whichever comes first. */
+  async #written(upTo: number, deadline: number): Promise<void> {
+    if (this.#produced >= upTo) return;
+    const left = deadline - performance.now();
+    if (left <= 0) return;
+    const { promise, resolve } = Promise.withResolvers<void>();
+    const waiter = { upTo, resolve };
+    this.#waiters.push(waiter);
+    const timer = setTimeout(resolve, left);
+    await promise;
+    clearTimeout(timer);
+    const at = this.#waiters.indexOf(waiter);
+    if (at >= 0) this.#waiters.splice(at, 1);
+  }
+
+  /** Lets go of the slices whose events are all produced. */
+  #release(): void {
+    while (this.#waiters.length > 0 && (this.#waiters[0] as { upTo: number }).upTo <= this.#produced) this.#waiters.shift()?.resolve();
+  }
+
+  /** A full buffer: takes what fits as room appears, until `deadline`; drops the rest. */
+  async #recordWhenRoom(events: readonly DeliveryEvent[], deadline: number): Promise<void> {
     let taken = 0;
     while (taken < events.length && !this.#closing) {
       const room = this.#deps.settings.maxPendingEvents - this.size;
@@ -124,10 +157,12 @@ export class OutcomeStream implements DeliveryEvents {
     }
     const dropped = events.length - taken;
     if (dropped > 0) this.#drop(this.#closing ? 'shutdown' : 'buffer_full', dropped);
+    if (taken > 0) await this.#written(this.#appended, deadline);
   }
 
   #append(events: readonly DeliveryEvent[], from: number, count: number): void {
     for (let index = from; index < from + count; index += 1) this.#pending.push(events[index] as DeliveryEvent);
+    this.#appended += count;
     this.#wake?.();
   }
 
@@ -179,6 +214,8 @@ export class OutcomeStream implements DeliveryEvents {
 
   #advance(count: number): void {
     this.#head += count;
+    this.#produced += count;
+    this.#release();
     if (this.#head >= 4096 && this.#head * 2 >= this.#pending.length) {
       this.#pending = this.#pending.slice(this.#head);
       this.#head = 0;

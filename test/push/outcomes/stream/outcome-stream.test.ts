@@ -111,35 +111,69 @@ describe('the outcome stream', () => {
     expect(bus.published[0]?.[0]?.key).toBe('~abcd1234');
   });
 
-  it('answers a slice at once while Kafka is slow, until its buffer is full; then waits at most maxWaitMs and drops what does not fit', async () => {
+  it('answers a slice only once its events are produced, so a sender killed after the slice reported loses none', async () => {
+    const bus = new HeldBus();
+    bus.held = true;
+    const metrics = new Counted();
+    const stream = streamOver(bus, metrics, { maxWaitMs: 10_000 });
+    let answered = false;
+    const recording = stream.record(slice, Array.from({ length: 150 }, (_, i) => deliveryEvent(i))).then(() => (answered = true));
+    await eventually('the first batch sent', () => bus.calls.length, (calls) => calls === 1);
+    expect(answered).toBe(false);
+    bus.letGo();
+    await recording;
+    expect(metrics.producedCount).toBe(150);
+    expect(bus.published.map((batch) => batch.length)).toEqual([100, 50]);
+  });
+
+  it('lets a slice go after maxWaitMs while Kafka is slow, its events kept and produced when Kafka takes them', async () => {
+    const bus = new HeldBus();
+    bus.held = true;
+    const metrics = new Counted();
+    const stream = streamOver(bus, metrics, { maxWaitMs: 200 });
+    const started = performance.now();
+    await stream.record(slice, Array.from({ length: 60 }, (_, i) => deliveryEvent(i)));
+    const waited = performance.now() - started;
+    expect(waited).toBeGreaterThanOrEqual(190);
+    expect(waited).toBeLessThan(1500);
+    expect(metrics.producedCount).toBe(0);
+    expect(metrics.pending?.()).toBe(60);
+    expect(metrics.drops.size).toBe(0);
+    bus.letGo();
+    await eventually('the slice produced', () => metrics.producedCount, (count) => count === 60);
+  });
+
+  it('takes slices while Kafka is slow until its buffer is full; then waits at most maxWaitMs and drops what does not fit', async () => {
     const bus = new HeldBus();
     bus.held = true;
     const metrics = new Counted();
     const stream = streamOver(bus, metrics, { maxPendingEvents: 1000, maxWaitMs: 200 });
-    const started = performance.now();
-    for (let n = 0; n < 10; n += 1) await stream.record(slice, Array.from({ length: 100 }, (_, i) => deliveryEvent(n * 100 + i)));
-    expect(performance.now() - started).toBeLessThan(100);
+    const slices = Array.from({ length: 10 }, (_, n) => stream.record(slice, Array.from({ length: 100 }, (_, i) => deliveryEvent(n * 100 + i))));
     expect(metrics.pending?.()).toBe(1000);
-    const waited = performance.now();
+    const started = performance.now();
     await stream.record(slice, Array.from({ length: 50 }, (_, i) => deliveryEvent(2000 + i)));
-    expect(performance.now() - waited).toBeGreaterThanOrEqual(190);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(190);
     expect(metrics.drops.get('buffer_full')).toBe(50);
     expect(metrics.pending?.()).toBe(1000);
+    await Promise.all(slices);
     bus.letGo();
     await eventually('the buffer produced', () => metrics.producedCount, (count) => count === 1000);
   });
 
-  it('takes a full buffer\'s events as room appears within maxWaitMs', async () => {
+  it('takes a full buffer\'s events as room appears within maxWaitMs, and answers when they are produced', async () => {
     const bus = new HeldBus();
     bus.held = true;
     const metrics = new Counted();
     const stream = streamOver(bus, metrics, { maxPendingEvents: 1000, maxWaitMs: 5000, maxBatchEvents: 500 });
-    await stream.record(slice, Array.from({ length: 1000 }, (_, i) => deliveryEvent(i)));
+    const first = stream.record(slice, Array.from({ length: 1000 }, (_, i) => deliveryEvent(i)));
     const waiting = stream.record(slice, Array.from({ length: 300 }, (_, i) => deliveryEvent(5000 + i)));
-    setTimeout(() => bus.letGo(), 50);
-    await waiting;
+    await eventually('the first batch sent', () => bus.calls.length, (calls) => calls === 1);
+    const started = performance.now();
+    bus.letGo();
+    await Promise.all([first, waiting]);
+    expect(performance.now() - started).toBeLessThan(2000);
     expect(metrics.drops.get('buffer_full') ?? 0).toBe(0);
-    await eventually('every event produced', () => metrics.producedCount, (count) => count === 1300);
+    expect(metrics.producedCount).toBe(1300);
   });
 
   it('counts a failed produce and sends the batch again, so nothing is lost while Kafka is away', async () => {
@@ -167,10 +201,12 @@ describe('the outcome stream', () => {
     const stuck = new HeldBus();
     stuck.held = true;
     const stuckMetrics = new Counted();
-    const held = streamOver(stuck, stuckMetrics);
-    await held.record(slice, Array.from({ length: 40 }, (_, i) => deliveryEvent(i)));
+    const held = streamOver(stuck, stuckMetrics, { maxWaitMs: 10_000 });
+    const waiting = held.record(slice, Array.from({ length: 40 }, (_, i) => deliveryEvent(i)));
     const started = performance.now();
     await held.close(100);
+    // The slice waiting for its events is let go by the close, not its deadline.
+    await waiting;
     expect(performance.now() - started).toBeLessThan(1000);
     expect(stuckMetrics.drops.get('shutdown')).toBe(40);
     await held.record(slice, [deliveryEvent(99)]);
