@@ -274,7 +274,14 @@ describe('Cassandra push data', () => {
     const now = Date.now();
     const dueAt = now - 30 * minute;
     const appId = newAppId();
-    await cql(`INSERT INTO ${keyspace}.scheduled_pushes_due (bucket, due_at, app_id, id) VALUES (?, ?, ?, ?)`, [Math.floor(dueAt / minute), dueAt, appId, 7]);
+    // As add writes it: at the timestamp of its due time.
+    await cql(`INSERT INTO ${keyspace}.scheduled_pushes_due (bucket, due_at, app_id, id) VALUES (?, ?, ?, ?) USING TIMESTAMP ?`, [
+      Math.floor(dueAt / minute),
+      dueAt,
+      appId,
+      7,
+      dueAt * 1000,
+    ]);
     const real: ScheduledPush = { id: 8, appId, pushId: 'p8', dueAt: dueAt + 1, createdAt: nextTime(), message: { msg: 'x' } };
     await store.scheduled.add(real);
     expect(await store.scheduled.due(now, 10)).toEqual([real]);

@@ -29,6 +29,11 @@ const lowWaterSetting = 'scheduledLowWater';
  *
  * `add` writes the due-time row first and the entry last, so a crash leaves
  * at most a due-time row without an entry, which `due` skips and removes.
+ * A due-time row is written at the timestamp of its due time and deleted one
+ * microsecond after it, whichever node's clock says what: the delete of a
+ * scheduler whose clock lags the API node's that wrote the row still wins
+ * (with the nodes' timestamps, a leftover could outlive every delete and hold
+ * the low-water mark back).
  */
 export class CassandraScheduledPushStore implements ScheduledPushStore {
   readonly #session: CqlSession;
@@ -45,7 +50,7 @@ export class CassandraScheduledPushStore implements ScheduledPushStore {
 
   async add(entry: ScheduledPush): Promise<void> {
     const minute = minuteOf(entry.dueAt);
-    await this.#session.execute(this.#cql.insertDue, [minute, entry.dueAt, entry.appId, entry.id]);
+    await this.#session.execute(this.#cql.insertDue, [minute, entry.dueAt, entry.appId, entry.id, dueTimestamp(entry.dueAt)]);
     await this.#lowerMark(minute);
     const inserted = await this.#session.execute(this.#cql.insertEntry, [
       entry.appId,
@@ -59,7 +64,7 @@ export class CassandraScheduledPushStore implements ScheduledPushStore {
     // The id is taken; take back our due-time row unless it is the other entry's too.
     const existing = inserted.first() as types.Row | null;
     if (existing === null || numberOf(existing.get('due_at')) !== entry.dueAt) {
-      await this.#session.execute(this.#cql.deleteDue, [minute, entry.dueAt, entry.appId, entry.id]);
+      await this.#session.execute(this.#cql.deleteDue, [dueTimestamp(entry.dueAt) + 1, minute, entry.dueAt, entry.appId, entry.id]);
     }
     throw new DuplicateValueError('id');
   }
@@ -82,7 +87,7 @@ export class CassandraScheduledPushStore implements ScheduledPushStore {
     if (entry === null) return null;
     const removed = await this.#session.execute(this.#cql.deleteEntry, [appId, id, entry.dueAt, entry.pushId]);
     if (!removed.wasApplied()) return null;
-    await this.#session.execute(this.#cql.deleteDue, [minuteOf(entry.dueAt), entry.dueAt, appId, id]);
+    await this.#session.execute(this.#cql.deleteDue, [dueTimestamp(entry.dueAt) + 1, minuteOf(entry.dueAt), entry.dueAt, appId, id]);
     return entry;
   }
 
@@ -102,7 +107,7 @@ export class CassandraScheduledPushStore implements ScheduledPushStore {
         if (entry !== null && entry.dueAt === dueAt) {
           entries.push(entry);
         } else if (dueAt < now - leftoverMs) {
-          await this.#session.execute(this.#cql.deleteDue, [minute, dueAt, appId, id]);
+          await this.#session.execute(this.#cql.deleteDue, [dueTimestamp(dueAt) + 1, minute, dueAt, appId, id]);
           continue;
         }
         // Kept, or possibly an add still on its way: this minute is not done.
@@ -150,6 +155,11 @@ function toEntry(row: types.Row): ScheduledPush {
   };
 }
 
+/** The write timestamp (microseconds) of a due-time row: its due time, the same from every node. */
+function dueTimestamp(dueAt: number): number {
+  return dueAt * 1000;
+}
+
 function statements(keyspace: string) {
   const entries = `${keyspace}.scheduled_pushes`;
   const due = `${keyspace}.scheduled_pushes_due`;
@@ -159,8 +169,8 @@ function statements(keyspace: string) {
     selectEntry: `SELECT ${columns} FROM ${entries} WHERE app_id = ? AND id = ?`,
     selectApp: `SELECT ${columns} FROM ${entries} WHERE app_id = ?`,
     deleteEntry: `DELETE FROM ${entries} WHERE app_id = ? AND id = ? IF due_at = ? AND push_id = ?`,
-    insertDue: `INSERT INTO ${due} (bucket, due_at, app_id, id) VALUES (?, ?, ?, ?)`,
+    insertDue: `INSERT INTO ${due} (bucket, due_at, app_id, id) VALUES (?, ?, ?, ?) USING TIMESTAMP ?`,
     selectDue: `SELECT due_at, app_id, id FROM ${due} WHERE bucket = ? AND due_at <= ?`,
-    deleteDue: `DELETE FROM ${due} WHERE bucket = ? AND due_at = ? AND app_id = ? AND id = ?`,
+    deleteDue: `DELETE FROM ${due} USING TIMESTAMP ? WHERE bucket = ? AND due_at = ? AND app_id = ? AND id = ?`,
   };
 }
