@@ -4,7 +4,7 @@ import { LoginLock } from '../accounts/login-lock.ts';
 import { ErrorCode, HeraldError } from '../core/errors.ts';
 import { StoreAuditLog } from './audit/store-audit-log.ts';
 import type { ConsoleDeps } from './console-deps.ts';
-import { RecordDeliveryInsight } from './insight/record-delivery-insight.ts';
+import { LogDeliveryInsight } from './insight/log-delivery-insight.ts';
 import { AppOverviews } from './overview/app-overview.ts';
 import { composeRoutes } from './routes/compose-routes.ts';
 import { sendPage, wantsJson, type ConsoleContext } from './routes/console-context.ts';
@@ -46,7 +46,7 @@ export function createConsole(deps: ConsoleDeps): HeraldConsole {
     sessions: new ConsoleSessions({ coord: accounts.coord, clock: accounts.clock }, { idleMs: config.sessionIdleMinutes * 60_000, maxMs: config.sessionMaxHours * 3_600_000 }),
     lock: new LoginLock({ coord: accounts.coord, clock: accounts.clock }),
     audit: deps.audit ?? new StoreAuditLog({ store: accounts.store, clock: accounts.clock, logger: accounts.logger }, config.auditRetentionDays),
-    insight: deps.insight ?? new RecordDeliveryInsight({ store: push.store }, push.settings),
+    insight: deps.insight ?? new LogDeliveryInsight(push),
     overviews: new AppOverviews({ store: push.store, clock: push.clock }, push.settings),
     closing: closing.signal,
   };

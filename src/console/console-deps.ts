@@ -16,7 +16,7 @@ export interface ConsoleDeps {
   watchIntervalMs: number;
   /** The process's metrics registry, read for the overview's gateway health. */
   metrics: Metrics;
-  /** Where failures and "why didn't this device get it?" come from; default the push record and the installation (RecordDeliveryInsight). */
+  /** Where failures and "why didn't this device get it?" come from; default the delivery log (LogDeliveryInsight). */
   insight?: DeliveryInsight;
   /** Where changes are written; default the store (StoreAuditLog). */
   audit?: AuditLog;

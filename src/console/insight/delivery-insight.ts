@@ -2,11 +2,16 @@ import type { AppRuntime } from '../../accounts/account-deps.ts';
 
 /** One device's final outcome of one push, as a delivery log records it (issue 31). */
 export interface DeliveryEntry {
-  /** The installation's objectId, or the token a `/push/devices` request named. */
-  installation: string;
+  /** The installation's objectId; null for a device a `/push/devices` request named by its token alone. */
+  installation: string | null;
+  /** The last 8 characters of the token or registrationId sent to; null when there was none. */
+  tokenSuffix: string | null;
   /** The push it belongs to. */
   push: string;
+  /** The gateway the device goes through (`apns`, `fcm`, `hms`, …). */
+  gateway: string;
   outcome: 'delivered' | 'invalidToken' | 'failed';
+  /** The documented reason; empty when delivered. */
   reason: string;
   attempts: number;
   /** ISO time of the outcome; null when not known. */
@@ -53,11 +58,10 @@ export interface FailurePage {
 
 /**
  * Where the push page gets failures and explanations: the console's port
- * onto delivery outcomes. Today `RecordDeliveryInsight` answers from what
- * Herald keeps (the push record's counters and reasons, the installation,
- * the app's gateways); the delivery log of issue 31
- * (`GET /1.1/notifications/<id>/deliveries`, `/explain?installation=`)
- * implements the same two methods with per-device entries.
+ * onto delivery outcomes. `LogDeliveryInsight` answers from the delivery
+ * log (`listPushDeliveries`, `explainDelivery`,
+ * `listInstallationDeliveries`); `RecordDeliveryInsight` from the push
+ * record's counts alone, where the log is off or holds nothing of a device.
  */
 export interface DeliveryInsight {
   /** The push's failures; `push` is the record as `getPushRecord` answers it. */

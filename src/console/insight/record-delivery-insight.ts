@@ -17,17 +17,19 @@ import { findInstallation } from './find-installation.ts';
 const dayMs = 24 * 60 * 60 * 1000;
 
 /**
- * Failures and explanations from what Herald keeps before issue 31's
- * delivery log: the push record's counters and reason histogram, the
- * installation as it is now, and the app's configured gateways. It can say
- * which rule keeps a device out of a push's audience, and what the push's
- * failures were by reason; it cannot say which failure was this device.
+ * Failures and explanations from the push record alone: its counters and
+ * reason histogram, the installation as it is now, and the app's
+ * configured gateways. It can say which rule keeps a device out of a
+ * push's audience, and what the push's failures were by reason; it cannot
+ * say which failure was this device. `LogDeliveryInsight` falls back on it
+ * where the delivery log is off or knows nothing of what was typed (an iOS
+ * token a device push named alone).
  */
 export class RecordDeliveryInsight implements DeliveryInsight {
-  readonly #store: Store;
+  readonly #store: Pick<Store, 'pushes' | 'installations'>;
   readonly #idleMs: number;
 
-  constructor(deps: { store: Store }, settings: { idleInstallationDays: number }) {
+  constructor(deps: { store: Pick<Store, 'pushes' | 'installations'> }, settings: { idleInstallationDays: number }) {
     this.#store = deps.store;
     this.#idleMs = settings.idleInstallationDays * dayMs;
   }
@@ -37,10 +39,10 @@ export class RecordDeliveryInsight implements DeliveryInsight {
     const byReason = Object.entries(reasons)
       .map(([reason, count]) => ({ reason, count: Number(count) }))
       .sort((a, b) => b.count - a.count || a.reason.localeCompare(b.reason));
-    return Promise.resolve({ perDevice: false, byReason, entries: [], next: null, source: "the push record's counts by reason; devices are listed one by one once the delivery log is kept" });
+    return Promise.resolve({ perDevice: false, byReason, entries: [], next: null, source: "the push record's counts by reason" });
   }
 
-  /** Not kept per device before the delivery log: null. */
+  /** Not known from the record: null. */
   deviceHistory(): Promise<DeliveryEntry[] | null> {
     return Promise.resolve(null);
   }
@@ -133,5 +135,5 @@ function outcomeSentence(record: PushDoc): string {
     .map(([reason, count]) => `${reason} ${count}`)
     .join(', ');
   const counts = `${Number(record.successes ?? 0)} delivered, ${Number(record.errors ?? 0)} failed${reasons === '' ? '' : ` (${reasons})`}, ${Number(record.invalidTokens ?? 0)} invalid tokens`;
-  return `Every rule lets this device be sent to. The push counts ${counts} of ${Number(record.devices ?? 0)} devices; which of them was this device is known once the delivery log is kept.`;
+  return `Every rule lets this device be sent to. The push counts ${counts} of ${Number(record.devices ?? 0)} devices; the delivery log has no entry of this device.`;
 }

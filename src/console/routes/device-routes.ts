@@ -15,11 +15,15 @@ import { noticeText } from './notices.ts';
 
 /** Most devices one search shows. */
 const searchLimit = 50;
+/** Delivery-log entries a device's page shows, newest first. */
+const historyLimit = 20;
 
 /**
- * Devices: found by token, installation id, channel or user through the
- * installation rules (`queryInstallations`, unique-key lookups), shown with
- * channels, activity and last outcomes, and deleted (`deleteInstallation`).
+ * Devices: found by token, Android registrationId, installation id,
+ * channel or user through the installation rules (`queryInstallations`,
+ * unique-key lookups, `findByRegistrationId`), shown with channels,
+ * activity and their last outcomes from the delivery log, and deleted
+ * (`deleteInstallation`).
  */
 export function deviceRoutes(ctx: ConsoleContext): Router {
   const router = Router({ mergeParams: true });
@@ -40,8 +44,10 @@ export function deviceRoutes(ctx: ConsoleContext): Router {
       const installations = deps.store.installations;
       if (by === 'token') {
         const byToken = await findDevice(installations, appId, { field: 'deviceToken', value: q });
-        // Android registration ids have no index: the query reads the app's installations.
-        found = byToken !== null ? [byToken] : await query({ registrationId: q });
+        found = byToken !== null ? [byToken] : await installations.findByRegistrationId(appId, q);
+      } else if (by === 'registrationId') {
+        // The store's registrationId lookup (the senders' own), never a scan; a token shared by several installations shows each.
+        found = await installations.findByRegistrationId(appId, q);
       } else if (by === 'installationId') {
         const byId = (await findDevice(installations, appId, { field: 'installationId', value: q })) ?? (/^[A-Za-z0-9]{1,64}$/.test(q) ? await installations.get(appId, q) : null);
         found = byId === null ? [] : [byId];
@@ -61,7 +67,7 @@ export function deviceRoutes(ctx: ConsoleContext): Router {
     const objectId = String(req.params.objectId);
     if (!/^[A-Za-z0-9]{1,64}$/.test(objectId)) throw new HeraldError(ErrorCode.objectNotFound, 'No installation with this objectId.');
     const device = (await getInstallation(deps, consoleCaller(app), objectId)).body;
-    const history = await ctx.insight.deviceHistory(app, objectId, 20);
+    const history = await ctx.insight.deviceHistory(app, objectId, historyLimit);
     sendPage(res, 200, {
       title: 'Device',
       section: 'devices',

@@ -12,6 +12,8 @@ import { allowChange, appOf, audit, consoleCaller, sendPage, signedInOf, type Co
 import { noticeText } from './notices.ts';
 
 const pageSize = 50;
+/** Failed devices a push's page lists at once; "More failures" follows the delivery log's cursor. */
+const failurePageSize = 50;
 /** How long one event stream stays open; the browser's EventSource then reconnects by itself. */
 const streamMs = 10 * 60 * 1000;
 
@@ -76,11 +78,13 @@ export function pushRoutes(ctx: ConsoleContext): Router {
     const app = appOf(res);
     const push = await getPushRecord(pushDeps, consoleCaller(app), pushIdOf(req));
     const device = text(req.query.device, 4096).trim();
+    // The delivery log's own cursor (opaque, checked by the log: a bad one is 400).
+    const cursor = text(req.query.failures, 1024).trim();
     const [failures, explanation] = await Promise.all([
-      ctx.insight.failures(app, push, { limit: 50, cursor: null }),
+      ctx.insight.failures(app, push, { limit: failurePageSize, cursor: cursor === '' ? null : cursor }),
       device === '' ? Promise.resolve(undefined) : ctx.insight.explain(app, String(push.objectId), device),
     ]);
-    sendPage(res, 200, { title: 'Push', section: 'pushes', notice: noticeText(req.query.notice), body: renderPushPage({ appId: app.config.id, push, failures, device, explanation }) });
+    sendPage(res, 200, { title: 'Push', section: 'pushes', notice: noticeText(req.query.notice), body: renderPushPage({ appId: app.config.id, push, failures, failuresFrom: cursor, device, explanation }) });
   });
 
   router.get('/pushes/:pushId/events', async (req, res) => {

@@ -4,7 +4,13 @@ import { appPath, csrfField, facts, table, textOf } from './layout.ts';
 
 type Json = Readonly<Record<string, unknown>>;
 
-export const deviceSearches = { token: 'Device token', installationId: 'Installation id', channel: 'Channel', user: 'User (username or objectId)' } as const;
+export const deviceSearches = {
+  token: 'Device token or registrationId',
+  registrationId: 'Android registrationId',
+  installationId: 'Installation id or objectId',
+  channel: 'Channel',
+  user: 'User (username or objectId)',
+} as const;
 export type DeviceSearch = keyof typeof deviceSearches;
 
 const dayMs = 24 * 60 * 60 * 1000;
@@ -33,7 +39,7 @@ export function renderDeviceSearch(appId: string, by: DeviceSearch, q: string, f
 </form>
 ${
   found === null
-    ? html`<p class="hint">Find a device by its token (an iOS device token or an Android registrationId), its installationId or objectId, a channel it subscribes to, or its user.</p>`
+    ? html`<p class="hint">Find a device by its token (an iOS device token, else an Android registrationId), its Android registrationId alone, its installationId or objectId, a channel it subscribes to, or its user.</p>`
     : table(
         'Devices found',
         ['Installation', 'Type', 'Token or installation id', 'Vendor', 'Channels', 'Activity'],
@@ -79,8 +85,16 @@ ${Array.isArray(device.channels) && device.channels.length > 0 ? html`<ul>${devi
 <h2>Last outcomes</h2>
 ${
   history === null
-    ? html`<p class="hint">Outcomes are not kept device by device yet: a push's page answers "why didn't this device get it?" for this device and that push.</p>`
-    : table('Latest deliveries to this device', ['When', 'Push', 'Outcome', 'Reason', 'Attempts'], history.map((entry) => html`<tr><td>${entry.at ?? '–'}</td><td><a href="${appPath(appId, `/pushes/${entry.push}`)}"><code>${entry.push}</code></a></td><td>${entry.outcome}</td><td>${entry.reason}</td><td class="num">${entry.attempts}</td></tr>`), { empty: 'No delivery recorded.' })
+    ? html`<p class="hint">The delivery log is off (push.deliveryLog.enabled): a push's page still answers "why didn't this device get it?" with the rules.</p>`
+    : table(
+        'Latest outcomes of this device, newest first (the delivery log)',
+        ['When (UTC)', 'Push', 'Gateway', 'Outcome', 'Reason', 'Attempts'],
+        history.map(
+          (entry) =>
+            html`<tr><td>${entry.at ?? '–'}</td><td><a href="${appPath(appId, `/pushes/${entry.push}?device=${String(device.objectId)}`)}#why"><code>${entry.push}</code></a></td><td>${entry.gateway}</td><td>${entry.outcome}</td><td>${entry.reason === '' ? '–' : entry.reason}</td><td class="num">${entry.attempts}</td></tr>`,
+        ),
+        { numeric: [5], empty: "The delivery log has no entry of this device within its retention (a delivered device is kept as the app's successes policy says)." },
+      )
 }
 ${
   mayDelete

@@ -83,12 +83,14 @@ export interface PushPageParts {
   appId: string;
   push: Json;
   failures: FailureReport;
+  /** The cursor this page of failures started at; empty for the first page. */
+  failuresFrom: string;
   device: string;
   explanation: DeviceExplanation | null | undefined;
 }
 
 /** A push's page: its progress (live while it runs), counters, reasons, failures and the why-form. */
-export function renderPushPage({ appId, push, failures, device, explanation }: PushPageParts): SafeHtml {
+export function renderPushPage({ appId, push, failures, failuresFrom, device, explanation }: PushPageParts): SafeHtml {
   const id = String(push.objectId);
   const reasons = Object.entries((push.errorReasons ?? {}) as Record<string, number>).sort((a, b) => b[1] - a[1]);
   const running = !finalStatuses.has(push.status);
@@ -112,8 +114,8 @@ ${running ? html`<p class="muted" data-live-url="${appPath(appId, `/pushes/${id}
 <thead><tr><th scope="col">Reason</th><th scope="col" class="num">Devices</th></tr></thead>
 <tbody>${reasons.map(([reason, count]) => html`<tr><td>${reason}</td><td class="num">${count}</td></tr>`)}</tbody>
 </table></div>
-<h2>Failures</h2>
-${renderFailures(failures)}
+<h2 id="failures">Failures</h2>
+${renderFailures(appId, id, failures, failuresFrom)}
 <h2 id="why">Why didn't this device get it?</h2>
 <form class="inline" method="get" action="${appPath(appId, `/pushes/${id}`)}#why">
 <div class="field"><label for="device">Device token, installationId or installation objectId</label><input id="device" name="device" value="${device}" required maxlength="4096"></div>
@@ -124,14 +126,25 @@ ${explanation === undefined ? null : renderExplanation(appId, explanation)}
 <pre>${JSON.stringify(push.data ?? {}, null, 2)}</pre>`;
 }
 
-function renderFailures(report: FailureReport): SafeHtml {
+function renderFailures(appId: string, pushId: string, report: FailureReport, from: string): SafeHtml {
+  const pushPath = (query: Record<string, string>) => appPath(appId, `/pushes/${pushId}?${new URLSearchParams(query).toString()}`);
   if (report.perDevice) {
-    return table(
-      'Failed devices',
-      ['Installation', 'Outcome', 'Reason', 'Attempts', 'When'],
-      report.entries.map((entry) => html`<tr><td><code>${entry.installation}</code></td><td>${entry.outcome}</td><td>${entry.reason}</td><td class="num">${entry.attempts}</td><td>${entry.at ?? '–'}</td></tr>`),
-      { numeric: [3], empty: 'No device failed.' },
-    );
+    return html`<p class="hint">Each device not delivered, from ${report.source}${from === '' ? '' : ' (a later page)'}.</p>
+${table(
+  'Devices not delivered',
+  ['Installation', 'Gateway', 'Outcome', 'Reason', 'Attempts', 'When (UTC)', 'Explain'],
+  report.entries.map(
+    (entry) =>
+      html`<tr><td>${entry.installation === null ? html`token <code>…${entry.tokenSuffix ?? ''}</code>` : html`<a href="${appPath(appId, `/devices/${entry.installation}`)}"><code>${entry.installation}</code></a>`}</td><td>${entry.gateway}</td><td>${entry.outcome}</td><td>${entry.reason}</td><td class="num">${entry.attempts}</td><td>${entry.at ?? '–'}</td><td>${
+        entry.installation === null ? null : html`<a href="${pushPath({ ...(from === '' ? {} : { failures: from }), device: entry.installation })}#why" aria-label="Why was ${entry.installation} not delivered?">Why?</a>`
+      }</td></tr>`,
+  ),
+  { numeric: [4], empty: from === '' ? 'No device failed.' : 'No more failed devices.' },
+)}
+<nav class="pager" aria-label="Pages of failures">
+${from === '' ? null : html`<a href="${pushPath({})}#failures">First failures</a>`}
+${report.next === null ? null : html`<a href="${pushPath({ failures: report.next })}#failures" rel="next">More failures</a>`}
+</nav>`;
   }
   return html`<p class="hint">From ${report.source}.</p>
 ${table('Failures by reason', ['Reason', 'Devices'], report.byReason.map((entry) => html`<tr><td>${entry.reason}</td><td class="num">${entry.count}</td></tr>`), { numeric: [1], empty: 'No device failed.' })}`;
@@ -143,8 +156,8 @@ function renderExplanation(appId: string, explanation: DeviceExplanation | null)
   return html`<div class="panel" role="region" aria-label="Explanation">
 <p><strong>${explanation.verdict}</strong></p>
 ${explanation.installation === null ? html`<p class="muted">No installation holds this id.</p>` : html`<p>Installation <a href="${appPath(appId, `/devices/${explanation.installation.objectId}`)}"><code>${explanation.installation.objectId}</code></a> (${explanation.installation.deviceType}, saved ${explanation.installation.updatedAt}).</p>`}
-${table('The audience rules for this device', ['Rule', 'Result', 'Detail'], explanation.checks.map((check) => html`<tr><td>${check.rule}</td><td>${mark(check.passed)}</td><td>${check.detail}</td></tr>`))}
-${explanation.log === null ? null : table('Delivery log', ['Outcome', 'Reason', 'Attempts', 'When'], explanation.log.map((entry) => html`<tr><td>${entry.outcome}</td><td>${entry.reason}</td><td class="num">${entry.attempts}</td><td>${entry.at ?? '–'}</td></tr>`), { empty: 'The delivery log has no entry for this device.' })}
+${table('The rules of this push for this device, in the order they apply', ['Rule', 'Result', 'Detail'], explanation.checks.map((check) => html`<tr><td>${check.rule}</td><td>${mark(check.passed)}</td><td>${check.detail}</td></tr>`))}
+${explanation.log === null ? null : table("The delivery log's entries of this device for this push", ['Gateway', 'Outcome', 'Reason', 'Attempts', 'When (UTC)'], explanation.log.map((entry) => html`<tr><td>${entry.gateway}</td><td>${entry.outcome}</td><td>${entry.reason === '' ? '–' : entry.reason}</td><td class="num">${entry.attempts}</td><td>${entry.at ?? '–'}</td></tr>`), { numeric: [3], empty: 'The delivery log has no entry for this device.' })}
 </div>`;
 }
 

@@ -83,10 +83,12 @@ describe('the console in a browser', () => {
     await screenshot(page, 'audit');
   });
 
-  it('sends a push to the fake gateways, previews it, counts its audience and watches it finish live', async () => {
+  it('sends a push to the fake gateways, previews it, counts its audience, watches it finish live and finds its failed device in the delivery log', async () => {
     const channel = `news${Date.now()}`;
-    for (let n = 1; n <= 5; n += 1) await saveIosDevice(1000 + n, [channel]);
+    const saved: string[] = [];
+    for (let n = 1; n <= 5; n += 1) saved.push(await saveIosDevice(1000 + n, [channel]));
     const failing = deviceToken(1003);
+    const failingId = saved[2] as string;
     c.fakes.apns.respondTo(failing, [{ status: 400, reason: 'TopicDisallowed' }]);
     await open();
     await signIn(people.operator);
@@ -111,13 +113,37 @@ describe('the console in a browser', () => {
     expect(await page.locator('[data-reasons]').innerText()).toContain('TopicDisallowed\t1');
     expect(c.fakes.apns.deliveriesTo(deviceToken(1001))).toHaveLength(1);
 
-    // Why didn't that device get it?
-    await page.getByLabel('Device token, installationId or installation objectId').fill(failing);
-    await page.getByRole('button', { name: 'Explain' }).click();
-    const explanation = page.getByRole('region', { name: 'Explanation' });
-    expect(await explanation.innerText()).toContain('TopicDisallowed 1');
+    // The failed device, one by one from the delivery log (written as each slice ends: reload until it is there).
+    const failed = page.getByRole('region', { name: 'Devices not delivered' });
+    await expect
+      .poll(async () => {
+        await page.reload();
+        return (await failed.count()) === 0 ? '' : failed.innerText();
+      })
+      .toContain(failingId);
+    const row = failed.getByRole('row').filter({ hasText: failingId });
+    expect(await row.innerText()).toMatch(/apns\s+failed\s+TopicDisallowed\s+1/);
+    expect(await failed.getByRole('row').count(), 'the header and the one failed device').toBe(2);
     await expectAccessible(page, 'push');
     await screenshot(page, 'push');
+
+    // Why didn't that device get it? From its row: explain's rules and the log's entry.
+    await row.getByRole('link', { name: `Why was ${failingId} not delivered?` }).click();
+    const explanation = page.getByRole('region', { name: 'Explanation' });
+    expect(await explanation.locator('strong').innerText()).toMatch(/^Not delivered: TopicDisallowed, answered by apns \(token …[0-9a-f]{8}\) after 1 attempt/);
+    const rules = explanation.getByRole('region', { name: 'The rules of this push for this device, in the order they apply' });
+    for (const rule of ['Matches where and channels', 'Platform', 'Active', 'Address and gateway', 'Not expired', 'Not cancelled', 'Not a repeated req_id', 'Development certificate limit']) {
+      expect(await rules.getByRole('row').filter({ hasText: rule }).innerText(), rule).toContain('passes');
+    }
+    expect(await rules.getByRole('row').filter({ hasText: 'Matches where and channels' }).innerText()).toContain(channel);
+    const entries = explanation.getByRole('region', { name: "The delivery log's entries of this device for this push" });
+    expect(await entries.innerText()).toMatch(/apns\s+failed\s+TopicDisallowed\s+1/);
+    // Typed by its token, the same device gets the same answer.
+    await page.getByLabel('Device token, installationId or installation objectId').fill(failing.toUpperCase());
+    await page.getByRole('button', { name: 'Explain' }).click();
+    expect(await explanation.locator('strong').innerText()).toContain('Not delivered: TopicDisallowed');
+    await expectAccessible(page, 'push explained');
+    await screenshot(page, 'push-explained');
   });
 
   it('finds a device a push could not reach, and says why', async () => {
@@ -139,6 +165,64 @@ describe('the console in a browser', () => {
     expect(await page.locator('main').innerText()).toContain(channel);
     await expectAccessible(page, 'device');
     await screenshot(page, 'device');
+  });
+
+  it('finds an Android device by its registrationId and shows its last outcomes from the delivery log, with the keyboard alone', async () => {
+    const stamp = Date.now();
+    const registrationId = `fcm-reg-${stamp}-${'x'.repeat(40)}`;
+    const goneId = `fcm-gone-${stamp}-${'y'.repeat(40)}`;
+    const channel = `sport${stamp}`;
+    const saveAndroid = async (installationId: string, token: string) => {
+      const res = await c.h.request('POST', '/1.1/installations', { body: { deviceType: 'android', installationId, registrationId: token, vendor: 'fcm', channels: [channel] } });
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+      return String(res.body.objectId);
+    };
+    const device = await saveAndroid(`inst-a-${stamp}`, registrationId);
+    const gone = await saveAndroid(`inst-b-${stamp}`, goneId);
+    c.fakes.fcm.respondTo(goneId, [{ errorCode: 'UNREGISTERED' }]);
+    const push = await c.h.request('POST', '/1.1/push', { master: true, body: { channels: [channel], data: { alert: 'Goal!' } } });
+    expect(push.status).toBe(201);
+    await open();
+    await signIn(people.viewer);
+    await page.goto(appAt('/devices'));
+    await page.getByLabel('Find by').selectOption('registrationId');
+    await page.getByLabel('Value').fill(registrationId);
+    await page.getByLabel('Value').press('Enter');
+    await page.waitForURL(/by=registrationId/);
+    const found = page.getByRole('region', { name: 'Devices found' });
+    expect(await found.getByRole('row').count(), 'the header and the one device').toBe(2);
+    // To the device's page with the keyboard: focus its link and press Enter.
+    await found.getByRole('link', { name: device }).focus();
+    await page.keyboard.press('Enter');
+    await page.waitForURL(appAt(`/devices/${device}`));
+    const outcomes = page.getByRole('region', { name: 'Latest outcomes of this device, newest first (the delivery log)' });
+    await expect
+      .poll(async () => {
+        await page.reload();
+        return (await outcomes.count()) === 0 ? '' : outcomes.innerText();
+      })
+      .toContain(String(push.body.objectId));
+    expect(await outcomes.getByRole('row').filter({ hasText: String(push.body.objectId) }).innerText()).toMatch(/fcm\s+delivered\s+–\s+1/);
+    await expectAccessible(page, 'device with outcomes');
+    await screenshot(page, 'device-outcomes');
+
+    // The unregistered device is removed, yet its push's page lists it and explain reads its entry by objectId.
+    await page.goto(appAt(`/pushes/${push.body.objectId}`));
+    const failed = page.getByRole('region', { name: 'Devices not delivered' });
+    await expect
+      .poll(async () => {
+        await page.reload();
+        return (await failed.count()) === 0 ? '' : failed.innerText();
+      })
+      .toMatch(new RegExp(`${gone}\\s+fcm\\s+invalidToken\\s+UNREGISTERED`));
+    const field = page.getByLabel('Device token, installationId or installation objectId');
+    await field.focus();
+    await page.keyboard.type(gone);
+    await page.keyboard.press('Enter');
+    await page.waitForURL(/device=/);
+    const explanation = page.getByRole('region', { name: 'Explanation' });
+    expect(await explanation.locator('strong').innerText()).toMatch(/^Not delivered: UNREGISTERED: the gateway says the token is no longer valid/);
+    expect(await explanation.innerText()).toContain('No installation holds this id.');
   });
 
   it('cancels a scheduled push', async () => {
@@ -203,7 +287,7 @@ describe('the console in a browser', () => {
   it('fits a narrow window without scrolling sideways', async () => {
     await open({ viewport: { width: 360, height: 740 } });
     await signIn(people.operator);
-    for (const path of ['', '/pushes', '/compose', '/devices', '/users']) {
+    for (const path of ['', '/pushes', '/compose', '/scheduled', '/devices', '/users']) {
       await page.goto(appAt(path));
       const overflow = await page.evaluate(() => {
         const root = (globalThis as unknown as { document: { documentElement: { scrollWidth: number; clientWidth: number } } }).document.documentElement;
