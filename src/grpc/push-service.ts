@@ -10,6 +10,7 @@ import { pushRecordMessage, scheduledPushMessage } from './push-record-message.t
 import { requireObjectId, requireScheduledId } from '../push/records/record-ids.ts';
 import { devicePushBody, queryPushBody, type PushRequestMessage } from './push-request-body.ts';
 import { watchPush, type WatchPushOptions } from './watch-push.ts';
+import { listDeliveries } from './list-deliveries.ts';
 
 /** Decoded request messages: unset fields are absent. */
 type Message = Record<string, unknown>;
@@ -46,5 +47,6 @@ export function pushServiceHandlers(deps: GrpcCallDeps, watch: WatchPushOptions)
       return {};
     }),
     WatchPush: watchPush(deps, watch),
+    ListDeliveries: unary(deps, 'ListDeliveries', (caller, request: Message) => listDeliveries(deps.push, caller, request)),
   };
 }

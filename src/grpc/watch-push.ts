@@ -6,6 +6,8 @@ import { failure, type GrpcCallDeps } from './call-context.ts';
 import { masterCaller } from './metadata-auth.ts';
 import { pushProgressMessage, type PushProgressMessage } from './push-record-message.ts';
 import { requireObjectId } from '../push/records/record-ids.ts';
+import { deliveryMessage, type DeliveryMessage } from './delivery-message.ts';
+import { PushFailureFeed } from './push-failure-feed.ts';
 
 export interface WatchPushOptions {
   /** How often a watched record is read from the store. */
@@ -16,6 +18,11 @@ export interface WatchPushOptions {
 
 /** The statuses after which a push changes no more. */
 const finalStatuses = new Set(['done', 'Error']);
+/** Failures a message carries at most (about 150 KB): more go in further messages. */
+export const maxFailuresPerMessage = 500;
+
+/** What WatchPush writes: the progress, and with `failures` asked for, the failures newly recorded. */
+type WatchMessage = PushProgressMessage & { failures?: DeliveryMessage[] };
 
 /**
  * herald.v1.PushService.WatchPush: reads the push record every `intervalMs`
@@ -24,9 +31,17 @@ const finalStatuses = new Set(['done', 'Error']);
  * Ends OK after the message with a final status; with NOT_FOUND (101) for an
  * unknown push, or one cancelled or deleted while watched; with the mapped
  * error when a read fails. Stops reading when the client cancels.
+ *
+ * With `failures: true`, each read whose counters hold more failed and
+ * invalid-token devices than the last looked at, and the read that sees
+ * the final status, also reads the delivery log's slices recorded since
+ * (`PushFailureFeed`), and their failures go out in the next messages, up
+ * to `maxFailuresPerMessage` each. The log records a slice before its
+ * counters are added, so every failure the final counters hold is sent
+ * before the stream ends (unless the delivery log is turned off).
  */
 export function watchPush(deps: GrpcCallDeps, options: WatchPushOptions) {
-  return (call: ServerWritableStream<Record<string, unknown>, PushProgressMessage>): void => {
+  return (call: ServerWritableStream<Record<string, unknown>, WatchMessage>): void => {
     let timer: NodeJS.Timeout | undefined;
     let over = false;
     /** Stops reading; answers false when the watch was already over. */
@@ -49,18 +64,31 @@ export function watchPush(deps: GrpcCallDeps, options: WatchPushOptions) {
 
     let last = '';
     let caller: Caller | undefined;
+    let feed: PushFailureFeed | undefined;
+    let failuresLookedAt = 0;
     const read = async () => {
       try {
         // Authenticated once; a failure ends the watch at its first read.
         caller ??= masterCaller(deps.apps, call.metadata);
         const progress = pushProgressMessage(await getPushRecord(deps.push, caller, requireObjectId(call.request.object_id, 'push record')));
         if (over) return;
-        const seen = JSON.stringify(progress);
-        if (seen !== last) {
-          last = seen;
-          call.write(progress);
+        const final = finalStatuses.has(progress.status);
+        let failures: DeliveryMessage[] = [];
+        if (call.request.failures === true) {
+          feed ??= new PushFailureFeed(deps.push, caller.app.config.id, progress.object_id);
+          const counted = progress.errors + progress.invalid_tokens;
+          if (final || counted > failuresLookedAt) {
+            failuresLookedAt = counted;
+            failures = (await feed.next()).map(deliveryMessage);
+            if (over) return;
+          }
         }
-        if (finalStatuses.has(progress.status)) finish();
+        const seen = JSON.stringify(progress);
+        if (seen !== last || failures.length > 0) {
+          last = seen;
+          for (const message of withFailures(progress, failures)) call.write(message);
+        }
+        if (final) finish();
         else timer = setTimeout(() => void read(), options.intervalMs);
       } catch (error) {
         finish(error);
@@ -68,4 +96,12 @@ export function watchPush(deps: GrpcCallDeps, options: WatchPushOptions) {
     };
     void read();
   };
+}
+
+/** The progress alone, or once per `maxFailuresPerMessage` failures with them. */
+function withFailures(progress: PushProgressMessage, failures: readonly DeliveryMessage[]): WatchMessage[] {
+  if (failures.length === 0) return [progress];
+  const messages: WatchMessage[] = [];
+  for (let start = 0; start < failures.length; start += maxFailuresPerMessage) messages.push({ ...progress, failures: failures.slice(start, start + maxFailuresPerMessage) });
+  return messages;
 }

@@ -62,9 +62,9 @@ export class PushClient {
     }
   }
 
-  /** Opens WatchPush; the stream's messages and end are read by `readStream`. */
-  watch(objectId: string, metadata: Metadata = masterMetadata(this.#app)): ClientReadableStream<Json> {
-    return (this.raw as unknown as Record<string, StreamMethod>).WatchPush!.call(this.raw, { object_id: objectId }, metadata);
+  /** Opens WatchPush (with the request's other fields, `failures` say); the stream's messages and end are read by `readStream`. */
+  watch(objectId: string, metadata: Metadata = masterMetadata(this.#app), fields: Json = {}): ClientReadableStream<Json> {
+    return (this.raw as unknown as Record<string, StreamMethod>).WatchPush!.call(this.raw, { ...fields, object_id: objectId }, metadata);
   }
 
   close(): void {
