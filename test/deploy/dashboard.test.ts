@@ -56,12 +56,18 @@ describe('grafana-dashboard.json', () => {
     }
   });
 
-  it('covers push delivery, gateways, queues, scheduling, the API, logins and the processes', () => {
+  it('covers push delivery and its outcomes, gateways, webhooks, the outcome stream, queues, scheduling, the API, logins and the processes', () => {
     const used = new Set(dashboardExpressions(dashboard, { namespace: '.*', job: '.*', role: '.*', instance: '.*' }).flatMap(({ expr }) => referencedNames(expr).metrics));
     for (const metric of [
       'herald_push_deliveries_total',
       'herald_push_failures_total',
       'herald_push_retries_total',
+      'herald_webhook_events_delivered_total',
+      'herald_webhook_events_dropped_total',
+      'herald_webhook_requests_total',
+      'herald_webhook_queued_events',
+      'herald_outcome_stream_events_produced_total',
+      'herald_outcome_stream_events_dropped_total',
       'herald_pushes_accepted_total',
       'herald_gateway_request_duration_seconds_bucket',
       'herald_gateway_sessions',
