@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'data/', '.services/', 'bench/results/', 'mutation/'] },
+  { ignores: ['node_modules/', 'data/', '.services/', 'bench/results/', 'mutation/', '.tools/', 'test-artifacts/', '.schemathesis/', '.hypothesis/'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
