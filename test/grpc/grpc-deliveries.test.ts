@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { installationShard } from '../../src/store/installation-shards.ts';
 import { deviceToken } from '../support/gateways/gateway-fixtures.ts';
 import { iosInstallation, uniqueName, type PushHerald } from '../push/support/push-herald.ts';
+import { maxFailuresPerMessage } from '../../src/grpc/watch-push.ts';
 import { masterMetadata, readStream, type PushClient } from './support/grpc-clients.ts';
 import { startGrpcPushHerald, type GrpcPushHerald } from './support/grpc-push-herald.ts';
 
@@ -179,5 +180,26 @@ describe('WatchPush with failures', () => {
     const { messages, failure } = await readStream(client.watch(sent.object_id, masterMetadata(p.h.app), { failures: true }), { what: 'the watch of an ended push' });
     expect(failure).toBeNull();
     expect(messages).toEqual([expect.objectContaining({ status: 'done', invalid_tokens: 1, failures: [expect.objectContaining({ installation: objectId, outcome: 'invalidToken', reason: 'BadDeviceToken' })] })]);
+  });
+
+  it('splits many failures into messages of at most 500, each device once', async () => {
+    const channel = uniqueName('gwatchm');
+    // iOS installations without a token: each is targeted and fails NoDeviceToken without a request.
+    const tokenless = Array.from({ length: 620 }, (_, n) => {
+      const { deviceToken: _token, ...installation } = iosInstallation(800 + n, p.clock.now(), { channels: [channel] });
+      return installation;
+    });
+    await p.seed(tokenless);
+    const sent = await client.call('SendPush', { data: JSON.stringify({ alert: 'Nowhere' }), channels: [channel] });
+    expect(await p.settled(sent.object_id)).toMatchObject({ devices: 620, errors: 620, errorReasons: { NoDeviceToken: 620 } });
+
+    const { messages, failure } = await readStream(client.watch(sent.object_id, masterMetadata(p.h.app), { failures: true }), { what: 'the watch of a push of 620 failures' });
+    expect(failure).toBeNull();
+    // All were recorded before the watch began: one look reads them, and they go out 500 at a time.
+    expect(messages.map((message) => (message.failures ?? []).length)).toEqual([maxFailuresPerMessage, 620 - maxFailuresPerMessage]);
+    expect(messages.every((message) => message.status === 'done' && message.errors === 620)).toBe(true);
+    const installations = messages.flatMap((message) => (message.failures as Json[]).map((entry) => entry.installation));
+    expect(new Set(installations)).toEqual(new Set(tokenless.map((installation) => installation.objectId)));
+    expect(installations).toHaveLength(620);
   });
 });
