@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import type { Clock } from '../core/clock.ts';
+import type { BulkInserts, BulkWriteReport } from '../core/ports/bulk-inserts.ts';
 import type { ClassWriter } from './class-writer.ts';
 import { isImportedClass, skippedClassReason, type ImportedClass } from './export-classes.ts';
 import { describeExportFile, type ExportFile } from './export-file.ts';
@@ -22,8 +23,10 @@ export interface ImportOptions {
   statePath: string;
   /** Ignore the state of an interrupted run and read every file from its start. */
   restart: boolean;
-  /** Writes in flight at once. */
+  /** Writes in flight at once: statements, where the store takes bulk inserts (then fewer while it is slow); else rows or batches. */
   concurrency: number;
+  /** With bulk inserts: how long the store may answer nothing before the import stops (default 60 s). */
+  patienceMs?: number;
   installationBatch?: number;
   maxRowBytes?: number;
   /** Aborting stops at a row boundary: the rows in flight are finished, the checkpoint written. */
@@ -65,6 +68,8 @@ export interface ImportSummary {
   /** A dry run's first rejects. */
   sampleRejects: RejectEntry[];
   error?: string;
+  /** What the writes met, where the store takes bulk inserts: statements answered and retried, timeouts, and how many it let in flight. */
+  writes?: BulkWriteReport;
 }
 
 /** Live figures for a progress display. */
@@ -79,6 +84,9 @@ export interface ImportProgress {
 
 /** How often the checkpoint is written while rows keep settling. */
 const stateIntervalMs = 1000;
+/** With bulk inserts: batches of rows in flight at once (the statements in flight are bounded by `concurrency`). */
+const bulkBatchesInFlight = 8;
+const defaultPatienceMs = 60_000;
 
 /**
  * Imports export files into one app: each file's rows in order, the
@@ -93,14 +101,17 @@ export class ImportRun {
   readonly #options: ImportOptions;
   readonly #deps: ImportDeps;
   readonly #writers: Record<ImportedClass, ClassWriter>;
+  readonly #bulk: BulkInserts | null;
   #lastStateWrite = 0;
 
   constructor(options: ImportOptions, deps: ImportDeps) {
     this.#options = options;
     this.#deps = deps;
+    const signal = options.signal;
+    this.#bulk = options.dryRun ? null : (deps.store.bulkInserts?.({ maxInFlight: options.concurrency, patienceMs: options.patienceMs ?? defaultPatienceMs, ...(signal ? { signal } : {}) }) ?? null);
     this.#writers = {
-      _User: new UserWriter(deps.store, options.appId, deps.newSessionToken),
-      _Installation: new InstallationWriter(deps.store, options.appId, options.installationBatch),
+      _User: new UserWriter(deps.store, options.appId, deps.newSessionToken, this.#bulk),
+      _Installation: new InstallationWriter(deps.store, options.appId, options.installationBatch, this.#bulk),
     };
     this.progress = { file: '', totalBytes: 0, readBytes: 0, rowsThisRun: 0, startedAt: deps.clock.now() };
   }
@@ -139,6 +150,7 @@ export class ImportRun {
     } finally {
       rejects.close();
     }
+    if (this.#bulk !== null) summary.writes = this.#bulk.report();
     summary.rowsThisRun = this.progress.rowsThisRun;
     summary.seconds = (this.#deps.clock.now() - this.progress.startedAt) / 1000;
     if (!options.dryRun) {
@@ -184,8 +196,13 @@ export class ImportRun {
     return { state: { ...state, inFlightRows: Math.max(state.inFlightRows, fresh.inFlightRows) }, resumed: true };
   }
 
+  /** Units (rows or batches) written at once. */
+  #unitsInFlight(): number {
+    return this.#bulk === null ? this.#options.concurrency : bulkBatchesInFlight;
+  }
+
   #inFlightRows(): number {
-    return this.#options.concurrency * Math.max(this.#writers._User.batchSize, this.#writers._Installation.batchSize);
+    return this.#unitsInFlight() * Math.max(this.#writers._User.batchSize, this.#writers._Installation.batchSize);
   }
 
   async #importOne(file: ExportFile, state: ImportState, rejects: RejectSink, summary: ImportSummary, signal: AbortSignal): Promise<'done' | 'stopped'> {
@@ -217,7 +234,7 @@ export class ImportRun {
       writer: this.#writers[className],
       from,
       repairRows: previous === undefined ? 0 : state.inFlightRows,
-      concurrency: this.#options.concurrency,
+      concurrency: this.#unitsInFlight(),
       dryRun: this.#options.dryRun,
       signal,
       maxRowBytes: this.#options.maxRowBytes,

@@ -1,9 +1,12 @@
+import type { BulkInsertOptions, BulkInserts } from '../core/ports/bulk-inserts.ts';
 import type { InstallationStore } from '../core/ports/installation-store.ts';
 import type { ObjectStore } from '../core/ports/object-store.ts';
 
 /** The parts of the store an import reads and writes. */
 export interface ImportStore extends Pick<ObjectStore, 'get' | 'findByUnique' | 'insert'> {
   readonly installations: Pick<InstallationStore, 'get' | 'findByDevice' | 'insert' | 'insertMany' | 'update'>;
+  /** Many inserts in few round trips, where the store has them (Cassandra); an import writes through them when it can. */
+  bulkInserts?(options: BulkInsertOptions): BulkInserts;
 }
 
 /**

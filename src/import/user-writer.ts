@@ -2,7 +2,9 @@ import { duplicateToHeraldError } from '../accounts/duplicate-errors.ts';
 import { userClassDescriptor } from '../accounts/user-class.ts';
 import { userClass } from '../accounts/user-fields.ts';
 import { DuplicateValueError } from '../core/errors.ts';
+import type { BulkInsertOutcome, BulkInserts } from '../core/ports/bulk-inserts.ts';
 import type { StoredObject } from '../core/ports/object-store.ts';
+import { inFileOrder } from './batch-order.ts';
 import type { ClassWriter, RowOutcome, WriteOptions } from './class-writer.ts';
 import type { ImportStore } from './import-store.ts';
 import { readUserRow } from './user-rows.ts';
@@ -13,18 +15,25 @@ import { readUserRow } from './user-rows.ts';
  * identity and union marker) in the same atomic write as a sign-up's: a user
  * whose values clash with another's is refused whole and leaves nothing
  * behind. A user whose objectId is already stored is left as it is.
+ *
+ * Where the store has bulk inserts (Cassandra), users go in batches of
+ * `bulkBatch` through them, with the same rules: the claims and documents
+ * of many users share statements.
  */
 export class UserWriter implements ClassWriter {
   readonly className = userClass;
-  readonly batchSize = 1;
+  readonly batchSize: number;
   readonly #store: ImportStore;
   readonly #appId: string;
   readonly #newSessionToken: () => string;
+  readonly #bulk: BulkInserts | null;
 
-  constructor(store: ImportStore, appId: string, newSessionToken: () => string) {
+  constructor(store: ImportStore, appId: string, newSessionToken: () => string, bulk: BulkInserts | null = null, bulkBatch = defaultBulkBatch) {
     this.#store = store;
     this.#appId = appId;
     this.#newSessionToken = newSessionToken;
+    this.#bulk = bulk;
+    this.batchSize = bulk === null ? 1 : bulkBatch;
   }
 
   prepare(row: Record<string, unknown>): StoredObject {
@@ -36,6 +45,11 @@ export class UserWriter implements ClassWriter {
   }
 
   async write(users: readonly StoredObject[], options: WriteOptions): Promise<RowOutcome[]> {
+    const bulk = this.#bulk;
+    if (bulk !== null && !options.dryRun) {
+      // Users sharing a value with an earlier one of the batch go after it, one at a time, so the first wins.
+      return inFileOrder(users, (user) => this.keysOf(user), async (batch) => (await bulk.insertObjects(this.#appId, userClass, batch)).map(userOutcome));
+    }
     const outcomes: RowOutcome[] = [];
     for (const user of users) outcomes.push(await this.#writeOne(user, options));
     return outcomes;
@@ -62,6 +76,15 @@ export class UserWriter implements ClassWriter {
     }
     return { kind: 'imported' };
   }
+}
+
+/** Users a bulk write takes at once. */
+export const defaultBulkBatch = 500;
+
+function userOutcome(outcome: BulkInsertOutcome): RowOutcome {
+  if (outcome.kind === 'inserted') return { kind: 'imported' };
+  if (outcome.kind === 'present' || outcome.field === 'objectId') return { kind: 'present' };
+  return clash(new DuplicateValueError(outcome.field));
 }
 
 function clash(error: DuplicateValueError): RowOutcome {

@@ -108,4 +108,81 @@ describe('herald import on Cassandra', () => {
     expect(resumed.tally._Installation).toEqual({ read: 12, imported: 0, present: 12, rejected: 0 });
     expect((await scannedInstallations(store, appId, { kind: 'channel', channel: 'resume' })).size).toBe(12);
   }, 120_000);
+
+  it('writes nothing when run again: every document, claim and index entry keeps its write time', async () => {
+    const appId = 'cassimport4';
+    const dir = exportDir();
+    const users = Array.from({ length: 60 }, (_, index) => exportedUser(index + 1, index % 2 === 0 ? { mobilePhoneNumber: `+1555${String(index).padStart(6, '0')}` } : {}));
+    const installations = Array.from({ length: 60 }, (_, index) => exportedInstallation(index + 1));
+    const files = [writeJsonLines(join(dir, '_User.0.jsonl'), '_User', users), writeJsonLines(join(dir, '_Installation.0.jsonl'), '_Installation', installations)];
+    await runImport(store, dir, appId, files, { concurrency: 32 });
+    const before = await writeTimes(appId);
+    // Every user's username, email, session token and (for half) mobile number; every device's token or installationId.
+    expect(before.claims).toHaveLength(60 * 3 + 30 + 60);
+    expect(before.objects).toHaveLength(60);
+    expect(before.installations).toHaveLength(60);
+
+    const again = await runImport(store, dir, appId, files, { concurrency: 32 });
+    expect(again.tally).toEqual({
+      _User: { read: 60, imported: 0, present: 60, rejected: 0 },
+      _Installation: { read: 60, imported: 0, present: 60, rejected: 0 },
+    });
+    expect(await writeTimes(appId)).toEqual(before);
+  }, 120_000);
+
+  it('refuses a user whose username a user stored before the import holds, and leaves both as they were', async () => {
+    const appId = 'cassimport5';
+    const dir = exportDir();
+    const stored = { objectId: 'storedbefore000000000001', username: 'user2', email: 'owner@example.com', createdAt: '2020-01-01T00:00:00.000Z', updatedAt: '2020-01-01T00:00:00.000Z' };
+    await store.insert(appId, '_User', stored);
+    const rows = [exportedUser(1), exportedUser(2, { mobilePhoneNumber: '+15550002' }), exportedUser(3)];
+    const summary = await runImport(store, dir, appId, [writeJsonLines(join(dir, '_User.0.jsonl'), '_User', rows)], { concurrency: 32 });
+
+    expect(summary.tally._User).toEqual({ read: 3, imported: 2, present: 0, rejected: 1 });
+    expect(await store.findByUnique(appId, '_User', { field: 'username', value: 'user2' })).toEqual(stored);
+    expect(await store.get(appId, '_User', String(rows[1]?.objectId))).toBeNull();
+    // Nothing of the refused row holds a value: its other values are free for whoever comes next.
+    for (const key of [
+      { field: 'email', value: 'user2@example.com' },
+      { field: 'mobilePhoneNumber', value: '+15550002' },
+      { field: 'sessionToken', value: String(rows[1]?.sessionToken) },
+    ]) {
+      expect(await store.findByUnique(appId, '_User', key), key.field).toBeNull();
+    }
+    await store.insert(appId, '_User', { objectId: 'latecomer000000000000001', username: 'late', email: 'user2@example.com', createdAt: stored.createdAt, updatedAt: stored.updatedAt });
+    expect((await store.findByUnique(appId, '_User', { field: 'email', value: 'user2@example.com' }))?.objectId).toBe('latecomer000000000000001');
+  }, 120_000);
+
+  it('refuses an installation whose device token an installation stored before holds', async () => {
+    const appId = 'cassimport6';
+    const dir = exportDir();
+    const token = 'ab'.repeat(32);
+    const stored = { objectId: 'storeddevice000000000001', deviceType: 'ios', deviceToken: token, createdAt: '2020-01-01T00:00:00.000Z', updatedAt: '2020-01-01T00:00:00.000Z' };
+    await store.installations.insert(appId, stored);
+    const rows = [exportedInstallation(2, { deviceToken: token }), exportedInstallation(4)];
+    const summary = await runImport(store, dir, appId, [writeJsonLines(join(dir, '_Installation.0.jsonl'), '_Installation', rows)], { concurrency: 32 });
+
+    expect(summary.tally._Installation).toEqual({ read: 2, imported: 1, present: 0, rejected: 1 });
+    expect(await store.installations.findByDevice(appId, { field: 'deviceToken', value: token })).toEqual(stored);
+    expect(await store.installations.get(appId, String(rows[0]?.objectId))).toBeNull();
+  }, 120_000);
 });
+
+/** The write time of every document, installation row and claim of an app, and its channel entries, in a stable order. */
+async function writeTimes(appId: string): Promise<Record<string, string[]>> {
+  const admin = await connectAdmin();
+  try {
+    const read = async (query: string): Promise<string[]> => {
+      const result = await admin.execute(query, [appId], { prepare: true, fetchSize: 10_000 });
+      return result.rows.map((row) => row.values().map(String).join(' ')).sort();
+    };
+    return {
+      objects: await read(`SELECT object_id, WRITETIME(doc) FROM ${keyspace}.objects WHERE app_id = ? ALLOW FILTERING`),
+      installations: await read(`SELECT object_id, WRITETIME(doc) FROM ${keyspace}.installations WHERE app_id = ? ALLOW FILTERING`),
+      claims: await read(`SELECT field, value, object_id, claim_id, WRITETIME(claim_id) FROM ${keyspace}.unique_claims WHERE app_id = ? ALLOW FILTERING`),
+      channels: await read(`SELECT channel, object_id FROM ${keyspace}.installations_by_channel WHERE app_id = ? ALLOW FILTERING`),
+    };
+  } finally {
+    await admin.shutdown();
+  }
+}

@@ -2,12 +2,14 @@ import type { ArrayOrObject, Client, QueryOptions, types } from 'cassandra-drive
 import { systemClock } from '../../core/clock.ts';
 import type { InstallationStore } from '../../core/ports/installation-store.ts';
 import type { FieldOp, FindResult, Store, StoredObject, UniqueKey, UpdateOptions } from '../../core/ports/object-store.ts';
+import type { BulkInsertOptions, BulkInserts } from '../../core/ports/bulk-inserts.ts';
 import type { DeliveryLogStore } from '../../core/ports/delivery-log-store.ts';
 import type { PushStore } from '../../core/ports/push-store.ts';
 import type { ScheduledPushStore } from '../../core/ports/scheduled-push-store.ts';
 import type { Query } from '../../query/query.ts';
 import { runQuery } from '../../query/run-query.ts';
 import { checkShardCount, defaultInstallationShards, shardCountMismatch } from '../installation-shards.ts';
+import { CassandraBulkInserts, type BulkInsertsContext } from './cassandra-bulk-inserts.ts';
 import { connectCassandra, type CqlSession, type CqlStatement } from './cassandra-client.ts';
 import { closedStoreError, translateCassandraError } from './cassandra-errors.ts';
 import { checkKeyspaceName } from './cassandra-schema.ts';
@@ -42,6 +44,7 @@ export class CassandraStore implements Store {
   readonly #objects: ObjectTable;
   readonly #writes: ObjectWrites;
   readonly #tokens: TokenTable;
+  readonly #bulk: BulkInsertsContext & { session: CqlSession };
   #closing: Promise<void> | undefined;
 
   /**
@@ -74,7 +77,9 @@ export class CassandraStore implements Store {
     this.#objects = new ObjectTable(leveled, options.keyspace, fetchSize);
     this.#writes = new ObjectWrites(leveled, options.keyspace, this.#objects, options.classes);
     this.#tokens = new TokenTable(leveled, options.keyspace, clock);
-    this.installations = new CassandraInstallationStore(session, options.keyspace, shardCount);
+    const installations = new CassandraInstallationStore(session, options.keyspace, shardCount);
+    this.installations = installations;
+    this.#bulk = { session, keyspace: options.keyspace, classes: options.classes, fetchSize, shardOf: (objectId) => installations.shardOf(objectId) };
     this.pushes = new CassandraPushStore(session, options.keyspace, {
       clock,
       retentionMs: options.pushRetentionMs ?? cassandraDefaults.pushRetentionMs,
@@ -119,6 +124,12 @@ export class CassandraStore implements Store {
 
   takeToken(appId: string, kind: string, tokenHash: string, now: number): Promise<Record<string, string> | null> {
     return this.#run(() => this.#tokens.take(appId, kind, tokenHash, now));
+  }
+
+  /** Inserts of many objects at once, for an import: see CassandraBulkInserts. */
+  bulkInserts(options: BulkInsertOptions): BulkInserts {
+    if (this.#closing !== undefined) throw closedStoreError();
+    return new CassandraBulkInserts(this.#bulk.session, this.#bulk, options);
   }
 
   ping(): Promise<void> {

@@ -1,6 +1,7 @@
 import type { IndexChoice, IndexEntry } from '../installation-shards.ts';
 import { parseIndexKey } from '../installation-shards.ts';
 import type { CqlSession } from './cassandra-client.ts';
+import type { BatchedRow } from './partition-batcher.ts';
 
 /** Index keys (`c:<channel>`, `t:<deviceType>`, `r:<registrationId>`) a revision put an installation into and took it out of. */
 export interface IndexChanges {
@@ -47,6 +48,19 @@ export class InstallationIndexEntries {
       }),
       this.remove(appId, objectId, changes.retired, timestamp),
     ]);
+  }
+
+  /** The writes adding the installation to the indexes `added` at `timestamp` (µs), each with its partition as its group, to batch with others of that partition. */
+  addRows(appId: string, objectId: string, added: readonly string[], timestamp: number): BatchedRow[] {
+    const shard = this.#shardOf(objectId);
+    return added.map((key) => {
+      const index = parseIndexKey(key);
+      if (index.kind === 'registrationId') {
+        return { group: `r\u0000${appId}\u0000${index.registrationId}`, statement: { query: this.#cql.registration.insert, params: [appId, index.registrationId, objectId, timestamp] } };
+      }
+      const value = indexValue(index);
+      return { group: `${index.kind}\u0000${appId}\u0000${value}\u0000${String(shard)}`, statement: { query: this.#cql[index.kind].insert, params: [appId, value, shard, objectId, timestamp] } };
+    });
   }
 
   /** Removes the installation from the indexes `keys` with a tombstone at `timestamp` (µs). */

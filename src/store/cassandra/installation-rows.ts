@@ -1,7 +1,7 @@
 import { types } from 'cassandra-driver';
 import type { StoredObject } from '../../core/ports/object-store.ts';
 import { installationRegistrationId } from '../installation-shards.ts';
-import type { CqlSession } from './cassandra-client.ts';
+import type { CqlSession, CqlStatement } from './cassandra-client.ts';
 import { serialRead } from './consistency-levels.ts';
 import type { IndexChanges } from './installation-index-entries.ts';
 
@@ -43,16 +43,7 @@ export class InstallationRows {
   async read(appId: string, objectId: string, serial = false): Promise<InstallationRow | null> {
     const result = await this.#session.execute(this.#cql.read, [appId, this.#shardOf(objectId), objectId], serial ? { consistency: serialRead } : {});
     const row = result.first() as types.Row | null;
-    if (row === null) return null;
-    const ts: unknown = row.get('ts');
-    return {
-      doc: JSON.parse(String(row.get('doc'))) as StoredObject,
-      rev: Number(row.get('rev')),
-      ts: ts instanceof types.Long ? ts.toNumber() : 0,
-      added: strings(row.get('added')),
-      retired: strings(row.get('retired')),
-      registered: nullableString(row.get('registered')),
-    };
+    return row === null ? null : installationRow(row);
   }
 
   /**
@@ -68,16 +59,28 @@ export class InstallationRows {
 
   /** Answers false when an installation with this id exists already. `added`: the indexes it goes into. */
   async insert(appId: string, installation: StoredObject, ts: number, added: readonly string[]): Promise<boolean> {
-    const result = await this.#session.execute(this.#cql.insert, [
-      appId,
-      this.#shardOf(installation.objectId),
-      installation.objectId,
-      JSON.stringify(installation),
-      ts,
-      [...added],
-      installationRegistrationId(installation),
-    ]);
-    return result.wasApplied();
+    const { query, params } = this.insertStatement(appId, installation, JSON.stringify(installation), ts, added);
+    return (await this.#session.execute(query, params)).wasApplied();
+  }
+
+  /** The insert of an installation (`IF NOT EXISTS`) as its document `doc`, to run alone or in a batch of its shard's partition. */
+  insertStatement(appId: string, installation: StoredObject, doc: string, ts: number, added: readonly string[]): CqlStatement {
+    return {
+      query: this.#cql.insert,
+      params: [appId, this.#shardOf(installation.objectId), installation.objectId, doc, ts, [...added], installationRegistrationId(installation)],
+    };
+  }
+
+  /** Which of `objectIds` (all of one shard) are stored: one read of the shard's partition. */
+  async present(appId: string, shard: number, objectIds: readonly string[]): Promise<Set<string>> {
+    const result = await this.#session.execute(this.#cql.present, [appId, shard, [...objectIds]], { fetchSize: objectIds.length + 1 });
+    return new Set(result.rows.map((row) => String(row.get('object_id'))));
+  }
+
+  /** The rows of the listed installations of one shard, those that no longer exist left out. */
+  async readRows(appId: string, shard: number, objectIds: readonly string[]): Promise<InstallationRow[]> {
+    const result = await this.#session.execute(this.#cql.readRows, [appId, shard, [...objectIds]], { fetchSize: objectIds.length + 1 });
+    return result.rows.map((row) => installationRow(row));
   }
 
   /** Writes `installation` as revision `rev + 1` if the row is still at `rev`, with the index changes of that revision. */
@@ -110,6 +113,18 @@ export class InstallationRows {
   }
 }
 
+function installationRow(row: types.Row): InstallationRow {
+  const ts: unknown = row.get('ts');
+  return {
+    doc: JSON.parse(String(row.get('doc'))) as StoredObject,
+    rev: Number(row.get('rev')),
+    ts: ts instanceof types.Long ? ts.toNumber() : 0,
+    added: strings(row.get('added')),
+    retired: strings(row.get('retired')),
+    registered: nullableString(row.get('registered')),
+  };
+}
+
 function nullableString(value: unknown): string | null {
   return typeof value === 'string' ? value : null;
 }
@@ -123,6 +138,8 @@ function statements(keyspace: string) {
   const where = 'app_id = ? AND shard = ? AND object_id = ?';
   return {
     read: `SELECT doc, rev, ts, added, retired, registered FROM ${table} WHERE ${where}`,
+    readRows: `SELECT doc, rev, ts, added, retired, registered FROM ${table} WHERE app_id = ? AND shard = ? AND object_id IN ?`,
+    present: `SELECT object_id FROM ${table} WHERE app_id = ? AND shard = ? AND object_id IN ?`,
     readMany: `SELECT doc FROM ${table} WHERE app_id = ? AND shard = ? AND object_id IN ?`,
     insert: `INSERT INTO ${table} (app_id, shard, object_id, doc, rev, ts, added, registered) VALUES (?, ?, ?, ?, 1, ?, ?, ?) IF NOT EXISTS`,
     replace: `UPDATE ${table} SET doc = ?, rev = ?, ts = ?, added = ?, retired = ?, registered = ? WHERE ${where} IF rev = ?`,

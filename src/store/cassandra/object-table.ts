@@ -1,6 +1,6 @@
 import type { types } from 'cassandra-driver';
 import type { StoredObject } from '../../core/ports/object-store.ts';
-import type { CqlSession } from './cassandra-client.ts';
+import type { CqlSession, CqlStatement } from './cassandra-client.ts';
 import { fnv1a } from '../installation-shards.ts';
 import { objectBuckets } from './cassandra-schema.ts';
 import { serialRead } from './consistency-levels.ts';
@@ -40,11 +40,26 @@ export class ObjectTable {
 
   /** Answers false when an object with this id exists already. */
   async insert(appId: string, className: string, object: StoredObject): Promise<boolean> {
+    const { query, params } = this.insertStatement(appId, className, object, JSON.stringify(object));
+    return (await this.#session.execute(query, params)).wasApplied();
+  }
+
+  /** The insert of an object (`IF NOT EXISTS`) as its document `doc`, to run alone or in a batch of its partition. */
+  insertStatement(appId: string, className: string, object: StoredObject, doc: string): CqlStatement {
+    return {
+      query: `INSERT INTO ${this.#table} (app_id, class, bucket, object_id, doc, rev) VALUES (?, ?, ?, ?, ?, 1) IF NOT EXISTS`,
+      params: [appId, className, objectBucket(object.objectId), object.objectId, doc],
+    };
+  }
+
+  /** Which of `objectIds` (all in one bucket) are stored: one read of their partition. */
+  async present(appId: string, className: string, bucket: number, objectIds: readonly string[]): Promise<Set<string>> {
     const result = await this.#session.execute(
-      `INSERT INTO ${this.#table} (app_id, class, bucket, object_id, doc, rev) VALUES (?, ?, ?, ?, ?, 1) IF NOT EXISTS`,
-      [appId, className, objectBucket(object.objectId), object.objectId, JSON.stringify(object)],
+      `SELECT object_id FROM ${this.#table} WHERE app_id = ? AND class = ? AND bucket = ? AND object_id IN ?`,
+      [appId, className, bucket, [...objectIds]],
+      { fetchSize: objectIds.length + 1 },
     );
-    return result.wasApplied();
+    return new Set(result.rows.map((row) => String(row.get('object_id'))));
   }
 
   /** Writes `object` as revision `rev + 1` if the row is still at `rev`. */
