@@ -1,6 +1,6 @@
 /**
  * `npm run bench:push [-- --devices 100000] [--store sqlite|cassandra] [--android 0.5 | --android-vendors]
- *   [--distributed [--senders 2]]
+ *   [--distributed [--senders 2] [--breakdown] [--outcome-stream on|off]]
  *   [--shards N] [--slice N] [--concurrency N] [--sessions N] [--window MIN:MAX] [--gateway-latency MS]
  *   [--transport herald|http2-wrapper] [--webhook stalled]
  *   [--repeat k] [--profile <dir>]
@@ -40,7 +40,17 @@
  * processes, deliveries per core-second, peak RSS by process kind — and
  * fails unless every device got exactly one notification, the push records'
  * counters match the fakes' counts and the distributed broadcast went through
- * Kafka. Results go to bench/results/push-distributed[-android].json.
+ * Kafka. Results go to bench/results/push-distributed[-android].json. It also
+ * prints the ratio of the two setups' deliveries per core-second.
+ * `--breakdown` runs every Herald process under `--cpu-prof` (into `--profile`
+ * or a temporary folder) and breaks both setups' CPU over the broadcast down
+ * by phase — installation page reads, the Cassandra driver, the Kafka client,
+ * result rows, the delivery log, the outcome stream, gateway clients, HTTP/2 —
+ * in µs per delivery (bench/push/distributed-breakdown.ts); results get
+ * `-breakdown`, since the profiler's cost is in their figures.
+ * `--outcome-stream off` turns off the distributed setup's outcome stream (on
+ * by default with Kafka; the embedded bus has none), to compare like with
+ * like; results get `-no-outcome-stream`.
  *
  * `--android-vendors` sends one broadcast to a mixed audience instead: an
  * eighth each of iOS, FCM and each phone maker's devices (Huawei, Honor,
@@ -82,6 +92,8 @@ const { values } = parseArgs({
     android: { type: 'string', default: '0' },
     'android-vendors': { type: 'boolean', default: false },
     distributed: { type: 'boolean', default: false },
+    breakdown: { type: 'boolean', default: false },
+    'outcome-stream': { type: 'string' },
     senders: { type: 'string' },
     shards: { type: 'string' },
     slice: { type: 'string' },
@@ -107,6 +119,9 @@ if (androidVendors && (distributed || values.android !== '0' || values['gateway-
 }
 if (distributed && values.store !== undefined) fail('--distributed compares the embedded default (SQLite, one process) with Cassandra, Redis and Kafka (a process per role); leave out --store');
 if (!distributed && values.senders !== undefined) fail('--senders is for --distributed runs');
+if (!distributed && values.breakdown) fail('--breakdown is for --distributed runs');
+if (values['outcome-stream'] !== undefined && (!distributed || !['on', 'off'].includes(values['outcome-stream']))) fail('--outcome-stream takes on or off, with --distributed');
+const outcomeStream = values['outcome-stream'] !== 'off';
 const store = (values.store ?? 'sqlite') as BenchStore;
 if (!benchStores.includes(store)) fail(`unknown store "${values.store}"; choose from: ${benchStores.join(', ')}`);
 const devices = count('devices', values.devices, 1);
@@ -154,7 +169,7 @@ const data = { alert: 'Your weekly summary is ready: 3 new messages and 2 update
 
 const outDir = join(resolve(import.meta.dirname, '..'), 'bench/results');
 // The default audience keeps the issue's name; other sizes get their own file, so a 1,000,000 run does not replace the 100,000 one.
-const resultName = `push-${distributed ? 'distributed' : store}${androidShare > 0 ? '-android' : ''}${devices === 100_000 ? '' : `-${devices}`}${gatewayLatencyMs === undefined ? '' : `-latency${gatewayLatencyMs}`}${engine.transport === 'http2-wrapper' ? '-http2-wrapper' : ''}${stalledEndpoint === undefined ? '' : '-webhook-stalled'}.json`;
+const resultName = `push-${distributed ? 'distributed' : store}${androidShare > 0 ? '-android' : ''}${devices === 100_000 ? '' : `-${devices}`}${gatewayLatencyMs === undefined ? '' : `-latency${gatewayLatencyMs}`}${engine.transport === 'http2-wrapper' ? '-http2-wrapper' : ''}${stalledEndpoint === undefined ? '' : '-webhook-stalled'}${outcomeStream ? '' : '-no-outcome-stream'}${values.breakdown ? '-breakdown' : ''}.json`;
 const out = (line: string): boolean => process.stdout.write(`${line}\n`);
 
 async function main(): Promise<void> {
@@ -240,7 +255,7 @@ async function main(): Promise<void> {
 }
 
 const bench = distributed
-  ? runDistributedBench({ devices, androidShare, senders, repeat, engine, ceiling: ceilingSettings, profileDir, heraldNodeOptions, data, outDir, resultName, out })
+  ? runDistributedBench({ devices, androidShare, senders, repeat, engine, ceiling: ceilingSettings, profileDir, heraldNodeOptions, breakdown: values.breakdown, outcomeStream, data, outDir, resultName, out })
   : main();
 bench.then(
   () => stalledEndpoint?.close(),

@@ -3,6 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { compileConfig } from '../../src/config/load-config.ts';
+import type { RawConfig } from '../../src/config/schema.ts';
 import { benchBackends, type BenchBackends } from './bench-backends.ts';
 import { benchConfig, sessionsText, type EngineSettings } from './bench-config.ts';
 import { BenchGateways } from './bench-gateways.ts';
@@ -17,6 +18,7 @@ import { processDeliveries } from './process-deliveries.ts';
 import { runTable, runTableLegend, type PushRun } from './push-report.ts';
 import { seedInstallations, type Seeded } from './seed-installations.ts';
 import { sideBySide, summarize } from './side-by-side.ts';
+import { BreakdownProbe, breakdownTable, coreSecondRatio, type RunBreakdown } from './distributed-breakdown.ts';
 
 export interface DistributedBenchSettings {
   devices: number;
@@ -28,6 +30,10 @@ export interface DistributedBenchSettings {
   ceiling: CeilingSettings;
   profileDir: string | undefined;
   heraldNodeOptions: string | undefined;
+  /** Profile every run (in `profileDir`, else a temporary folder) and break both setups' CPU down by phase over the broadcast. */
+  breakdown?: boolean;
+  /** `false`: the distributed setup produces no outcome stream (`push.outcomeStream.enabled`, on by default with Kafka), as the embedded one never does. */
+  outcomeStream?: boolean;
   data: Record<string, unknown>;
   /** Where the results file goes, and its name. */
   outDir: string;
@@ -62,7 +68,7 @@ export async function runDistributedBench(settings: DistributedBenchSettings): P
     const parts = { app, gateways, engine: settings.engine };
     const raw = {
       embedded: benchConfig({ ...parts, dataDir: dataDirs.embedded, backends: embeddedBackends }),
-      distributed: benchConfig({ ...parts, dataDir: dataDirs.distributed, backends: distributedBackends }),
+      distributed: withOutcomeStream(benchConfig({ ...parts, dataDir: dataDirs.distributed, backends: distributedBackends }), settings.outcomeStream ?? true),
     };
     const config = { embedded: compileConfig(raw.embedded), distributed: compileConfig(raw.distributed) };
     const { push, bus } = config.distributed;
@@ -91,26 +97,37 @@ export async function runDistributedBench(settings: DistributedBenchSettings): P
     const runs: Record<'embedded' | 'distributed', PushRun[]> = { embedded: [], distributed: [] };
     const floor = floorSettings(devices, push);
     const common = { app, gateways, data: settings.data, devices, ceiling: settings.ceiling, floor, out };
+    const profileDir = settings.profileDir ?? (settings.breakdown === true ? mkdtempSync(join(tmpdir(), 'herald-push-profiles-')) : undefined);
+    const breakdowns: Record<'embedded' | 'distributed', RunBreakdown[]> = { embedded: [], distributed: [] };
     const heraldOptions = {
-      ...(settings.profileDir === undefined ? {} : { profileDir: settings.profileDir }),
+      ...(profileDir === undefined ? {} : { profileDir }),
       ...(settings.heraldNodeOptions === undefined ? {} : { nodeOptions: settings.heraldNodeOptions }),
     };
     for (let index = 0; index < repeat; index += 1) {
-      const embedded = await measuredRun({ ...common, label: `run ${index + 1}/${repeat} embedded`, config: raw.embedded, herald: heraldOptions });
+      const marks = settings.breakdown === true ? { embedded: new BreakdownProbe(), distributed: new BreakdownProbe(kafkaProbe(kafka, senders, out)) } : null;
+      const embedded = await measuredRun({
+        ...common,
+        label: `run ${index + 1}/${repeat} embedded`,
+        config: raw.embedded,
+        herald: heraldOptions,
+        ...(marks === null ? {} : { probe: marks.embedded }),
+      });
       failOnProblems('embedded', embedded.run.broadcast);
       runs.embedded.push(embedded.run);
       reportProfiles(embedded.profiles, out);
+      if (marks !== null) breakdowns.embedded.push(marks.embedded.breakdown(embedded.profiles, embedded.run.broadcast.deliveries));
 
       const distributed = await measuredRun({
         ...common,
         label: `run ${index + 1}/${repeat} distributed`,
         config: raw.distributed,
         herald: { ...heraldOptions, layout },
-        probe: kafkaProbe(kafka, senders, out),
+        probe: marks?.distributed ?? kafkaProbe(kafka, senders, out),
       });
       failOnProblems('distributed', distributed.run.broadcast);
       runs.distributed.push(distributed.run);
       reportProfiles(distributed.profiles, out);
+      if (marks !== null) breakdowns.distributed.push(marks.distributed.breakdown(distributed.profiles, distributed.run.broadcast.deliveries));
     }
 
     const summary = { embedded: summarize(runs.embedded), distributed: summarize(runs.distributed) };
@@ -122,12 +139,21 @@ export async function runDistributedBench(settings: DistributedBenchSettings): P
     out(runTableLegend);
     out('');
     out(sideBySide(summary.embedded, summary.distributed));
+    const ratio = coreSecondRatio(summary.embedded, summary.distributed);
+    out(ratio.line);
+    for (const [index, embedded] of breakdowns.embedded.entries()) {
+      const distributed = breakdowns.distributed[index];
+      if (distributed === undefined) continue;
+      out('');
+      out(`run ${index + 1}/${repeat}, from the CPU profiles (sampled; the profiler's own cost is in both setups):`);
+      out(breakdownTable(embedded, distributed));
+    }
 
     const report = {
       bench: 'push',
       setups: {
         embedded: 'SQLite, in-memory coordination and bus; every role in one process',
-        distributed: `Cassandra, Redis and Kafka; ${summary.distributed.processes}`,
+        distributed: `Cassandra, Redis and Kafka; ${summary.distributed.processes}${settings.outcomeStream === false ? '; no outcome stream' : ''}`,
       },
       date: new Date().toISOString(),
       machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model, node: process.version, loadAverageAtEnd: loadavg().map((load) => Math.round(load * 100) / 100) },
@@ -151,6 +177,8 @@ export async function runDistributedBench(settings: DistributedBenchSettings): P
       },
       data: settings.data,
       median: summary,
+      deliveriesPerCoreSecondRatio: ratio.ratio,
+      ...(settings.breakdown === true ? { profiled: true, breakdowns } : {}),
       runs,
     };
     mkdirSync(settings.outDir, { recursive: true });
@@ -163,6 +191,12 @@ export async function runDistributedBench(settings: DistributedBenchSettings): P
     rmSync(dataDirs.embedded, { recursive: true, force: true });
     rmSync(dataDirs.distributed, { recursive: true, force: true });
   }
+}
+
+/** The config with the outcome stream turned off when `enabled` is false; as it is otherwise. */
+function withOutcomeStream(config: RawConfig, enabled: boolean): RawConfig {
+  if (enabled) return config;
+  return { ...config, push: { ...config.push, outcomeStream: { ...config.push?.outcomeStream, enabled: false } } };
 }
 
 /**
