@@ -3,6 +3,7 @@ import { buildApnsTemplate } from '../../push/payload/apns-template.ts';
 import { buildFcmTemplate } from '../../push/payload/fcm-template.ts';
 import { fcmLayers, iosLayers, platformData } from '../../push/payload/platform-data.ts';
 import type { PushRequest } from '../../push/requests/push-request.ts';
+import { previewMakerPayloads, type MakerPreview } from './maker-previews.ts';
 
 /** What Herald will send for a push, per gateway: built by the sender's own payload builders. */
 export interface PayloadPreview {
@@ -10,6 +11,8 @@ export interface PayloadPreview {
   apns: { headers: [string, string][]; body: string } | null;
   /** The FCM HTTP v1 request body, with a placeholder registration token; null when the push reaches no Android device. */
   fcm: { body: string } | null;
+  /** Each phone maker's request, where the push reaches Android devices (one maker's alone for a push to a vendor's devices). */
+  makers: MakerPreview[];
   notes: string[];
 }
 
@@ -17,9 +20,10 @@ export interface PayloadPreview {
 export const fcmTokenPlaceholder = '<registration token of the device>';
 
 /**
- * The exact APNs payload and FCM message of a validated push, as a sender
- * builds them (`buildApnsTemplate`, `buildFcmTemplate` over each platform's
- * view of `data`). Per device, a sender changes only what the notes say:
+ * The exact APNs payload, FCM message and phone makers' requests of a
+ * validated push, as a sender builds them (`buildApnsTemplate`,
+ * `buildFcmTemplate` over each platform's view of `data`, the makers'
+ * builders in `previewMakerPayloads`). Per device, a sender changes only what the notes say:
  * the badge of an `Increment`, the FCM token and TTL.
  */
 export function previewPayloads(request: PushRequest, app: AppConfig, now: number): PayloadPreview {
@@ -46,8 +50,8 @@ export function previewPayloads(request: PushRequest, app: AppConfig, now: numbe
     const sendAt = request.pushTime ?? now;
     const ttl = request.expiresAt === null ? null : Math.max(0, Math.ceil((request.expiresAt - sendAt) / 1000));
     fcm = { body: template.bodyFor(fcmTokenPlaceholder, ttl).toString('utf8') };
-    notes.push('Android devices of a phone maker (vendor HMS, mi, oppo, vivo, honor, mz) get that maker\'s message, built from the same data.');
-    if (ttl !== null) notes.push('The FCM ttl is the time left until expiry when each device is sent to.');
+    notes.push("Android devices whose vendor names a phone maker get that maker's request instead, below.");
+    if (ttl !== null) notes.push("The FCM ttl and the makers' time to live are the time left until expiry when each device is sent to.");
   }
-  return { apns, fcm, notes };
+  return { apns, fcm, makers: previewMakerPayloads(request, app, now), notes };
 }

@@ -47,7 +47,7 @@ export function composeRoutes(ctx: ConsoleContext): Router {
     } catch (error) {
       if (!(error instanceof HeraldError)) throw error;
       // The script's live preview shows the problem in place of the payloads: an answer, not a failed request.
-      if (wantsJson(req)) return void res.status(action === 'preview' ? 200 : 400).json({ ...error.toBody(), apns: null, fcm: null, notes: [] });
+      if (wantsJson(req)) return void res.status(action === 'preview' ? 200 : 400).json({ ...error.toBody(), apns: null, fcm: null, makers: [], notes: [] });
       return show(res, 400, { form: values }, error.message);
     }
     if (action === 'preview') {

@@ -69,6 +69,13 @@
           text('[data-preview="apns-headers"]', answer.apns ? answer.apns.headers.map(function (h) { return h[0] + ': ' + h[1]; }).join('\n') : '(no iOS device)');
           text('[data-preview="apns-body"]', answer.apns ? answer.apns.body : '');
           text('[data-preview="fcm-body"]', answer.fcm ? answer.fcm.body : '(no Android device)');
+          var makers = answer.makers || [];
+          Array.prototype.forEach.call(document.querySelectorAll('[data-maker]'), function (details) {
+            var gateway = details.getAttribute('data-maker');
+            var shown = makers.filter(function (maker) { return maker.gateway === gateway; })[0];
+            text('[data-preview="maker-' + gateway + '"]', shown ? (shown.body === null ? '(nothing is sent)' : shown.body) : '(no device of this maker)');
+            text('[data-preview-note="' + gateway + '"]', shown ? (shown.profile === null ? '' : 'Profile ' + shown.profile + '. ') + shown.note : '');
+          });
         })
         .catch(function () {
           text('[data-preview-error]', 'The preview could not be updated.');

@@ -2,6 +2,8 @@ import { html, type SafeHtml } from '../../accounts/emails/html.ts';
 import type { AudienceCount } from '../compose/audience-count.ts';
 import type { ComposeForm } from '../compose/compose-form.ts';
 import type { PayloadPreview } from '../compose/payload-preview.ts';
+import { makerLabels } from '../compose/maker-previews.ts';
+import { makers } from '../../push/gateways/makers/maker-registry.ts';
 import { appPath, csrfField, facts } from './layout.ts';
 
 export interface ComposeParts {
@@ -80,6 +82,16 @@ ${audience === undefined ? null : renderAudience(audience)}
 <pre data-preview="apns-body">${preview?.apns?.body ?? ''}</pre></div>
 <div><h3>FCM message</h3><pre data-preview="fcm-body">${preview === undefined ? 'Press Preview.' : (preview.fcm?.body ?? '(no Android device)')}</pre></div>
 </div>
+<h3>Phone makers' requests</h3>
+<p class="hint">What Android devices whose vendor names a phone maker are sent instead of the FCM message, each device's registration id in place of the placeholder.</p>
+${makers.map((maker) => {
+  const shown = preview?.makers.find((entry) => entry.gateway === maker.gateway);
+  const body = preview === undefined ? 'Press Preview.' : shown === undefined ? '(no device of this maker)' : (shown.body ?? '(nothing is sent)');
+  return html`<details class="maker-preview" data-maker="${maker.gateway}"${shown?.body === undefined || shown.body === null ? null : html` open`}><summary>${makerLabels[maker.gateway]} <span class="muted">(vendor ${Object.keys(maker.vendors).join(', ')})</span></summary>
+<pre data-preview="maker-${maker.gateway}">${body}</pre>
+<p class="hint" data-preview-note="${maker.gateway}">${shown === undefined ? '' : `${shown.profile === null ? '' : `Profile ${shown.profile}. `}${shown.note}`}</p>
+</details>`;
+})}
 ${preview === undefined || preview.notes.length === 0 ? null : html`<ul class="hint">${preview.notes.map((note) => html`<li>${note}</li>`)}</ul>`}`;
 }
 

@@ -118,7 +118,7 @@ ${running ? html`<p class="muted" data-live-url="${appPath(appId, `/pushes/${id}
 ${renderFailures(appId, id, failures, failuresFrom)}
 <h2 id="why">Why didn't this device get it?</h2>
 <form class="inline" method="get" action="${appPath(appId, `/pushes/${id}`)}#why">
-<div class="field"><label for="device">Device token, installationId or installation objectId</label><input id="device" name="device" value="${device}" required maxlength="4096"></div>
+<div class="field"><label for="device">Device token, registrationId, installationId or installation objectId</label><input id="device" name="device" value="${device}" required maxlength="4096"></div>
 <button type="submit">Explain</button>
 </form>
 ${explanation === undefined ? null : renderExplanation(appId, explanation)}

@@ -100,6 +100,11 @@ describe('the console in a browser', () => {
     await page.getByRole('group', { name: 'Android content' }).getByLabel('Alert').fill('Read all about it, on Android');
     // The script previews as the person types.
     await expect.poll(() => page.locator('[data-preview="apns-body"]').innerText()).toBe('{"aps":{"alert":{"title":"Morning news","body":"Read all about it"}}}');
+    // And each phone maker's request, from the makers' own builders.
+    await expect.poll(() => page.locator('[data-preview="maker-hms"]').textContent()).toContain('"body":"Read all about it, on Android"');
+    await expect.poll(() => page.locator('[data-preview="maker-xiaomi"]').textContent()).toContain('description=Read+all+about+it%2C+on+Android');
+    await page.getByText('Meizu (Flyme)').click();
+    expect(await page.locator('[data-preview="maker-meizu"]').isVisible()).toBe(true);
     await page.getByRole('button', { name: 'Count audience' }).click();
     await expect.poll(() => page.getByRole('status').filter({ hasText: 'Audience' }).innerText()).toContain('Devices it would reach now\n5');
     await expectAccessible(page, 'compose with preview and audience');
@@ -139,7 +144,7 @@ describe('the console in a browser', () => {
     const entries = explanation.getByRole('region', { name: "The delivery log's entries of this device for this push" });
     expect(await entries.innerText()).toMatch(/apns\s+failed\s+TopicDisallowed\s+1/);
     // Typed by its token, the same device gets the same answer.
-    await page.getByLabel('Device token, installationId or installation objectId').fill(failing.toUpperCase());
+    await page.getByLabel('Device token, registrationId, installationId or installation objectId').fill(failing.toUpperCase());
     await page.getByRole('button', { name: 'Explain' }).click();
     expect(await explanation.locator('strong').innerText()).toContain('Not delivered: TopicDisallowed');
     await expectAccessible(page, 'push explained');
@@ -157,7 +162,7 @@ describe('the console in a browser', () => {
     await page.goto(appAt(`/pushes/${push.body.objectId}`));
     await expect.poll(() => page.locator('[data-push-status]').innerText(), { timeout: 15_000 }).toBe('done');
     expect(await page.locator('[data-reasons]').innerText()).toContain('NoRegistrationId\t1');
-    await page.getByLabel('Device token, installationId or installation objectId').fill(String(lc.body.objectId));
+    await page.getByLabel('Device token, registrationId, installationId or installation objectId').fill(String(lc.body.objectId));
     await page.getByRole('button', { name: 'Explain' }).click();
     expect(await page.getByRole('region', { name: 'Explanation' }).innerText()).toContain('Not sent: NoRegistrationId');
     await page.getByRole('region', { name: 'Explanation' }).getByRole('link').click();
@@ -215,7 +220,7 @@ describe('the console in a browser', () => {
         return (await failed.count()) === 0 ? '' : failed.innerText();
       })
       .toMatch(new RegExp(`${gone}\\s+fcm\\s+invalidToken\\s+UNREGISTERED`));
-    const field = page.getByLabel('Device token, installationId or installation objectId');
+    const field = page.getByLabel('Device token, registrationId, installationId or installation objectId');
     await field.focus();
     await page.keyboard.type(gone);
     await page.keyboard.press('Enter');
