@@ -27,7 +27,8 @@ are skipped, saying why. A folder stands for the .jsonl and .json files in it.
   --state <file>       the checkpoint of an interrupted import (default next to the rejects:
                        herald-import-<app>.state.json); run the same command to resume
   --restart            ignore the checkpoint and read every file from its start
-  --concurrency <n>    writes in flight at once (default 64 on Cassandra, 8 on the embedded store)
+  --concurrency <n>    writes in flight at once (default 64 on Cassandra, 8 on the embedded store);
+                       on Cassandra the most statements in flight, fewer while it answers slowly
   --json               print the summary as JSON instead of text
   --help               print this help
 
