@@ -36,5 +36,7 @@ export default defineConfig({
     include: [...new Set(mutationModules.flatMap(([, ...tests]) => tests))],
     env: noServices,
     ...runSettings,
+    // Instrumented code runs several times slower; a loaded machine slows it again.
+    testTimeout: 120_000,
   },
 });
