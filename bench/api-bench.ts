@@ -4,8 +4,10 @@
  * Starts the service as its own process for each store (`cassandra` means
  * Cassandra for storage and Redis for coordination, on the local services),
  * drives it from this process with autocannon over loopback, and reports
- * requests/second and p50/p99 latency for GET /1.1/users/me, login and
- * registration. Each store's results are written to
+ * requests/second and p50/p99 latency for GET /1.1/users/me, login,
+ * registration, and an installation's first save (new) and later saves
+ * (re-save), with the ratio of new to re-saved installations per second in
+ * the same run. Each store's results are written to
  * bench/results/api-<store>.json; the printed table sets every store's
  * latest results side by side.
  */
@@ -15,7 +17,7 @@ import { cpus } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { benchStores, startBenchServer, type BenchStore } from './api/bench-server.ts';
-import { runScenarios } from './api/scenarios.ts';
+import { createScenario, resaveScenario, runScenarios, type ScenarioResult } from './api/scenarios.ts';
 import { sideBySide, type StoreReport } from './api/side-by-side.ts';
 
 const { values } = parseArgs({
@@ -40,6 +42,8 @@ async function benchStore(store: BenchStore): Promise<StoreReport> {
   const server = await startBenchServer(store, app);
   try {
     const results = await runScenarios(server.port, app, load);
+    const newToResave = succeededPerSecond(results, createScenario) / succeededPerSecond(results, resaveScenario);
+    process.stdout.write(`${store}: new installations/s ÷ re-saves/s in this run = ${newToResave.toFixed(2)}\n`);
     const report = {
       store,
       node: process.version,
@@ -53,6 +57,8 @@ async function benchStore(store: BenchStore): Promise<StoreReport> {
       duration: load.duration,
       connections: load.connections,
       results,
+      /** New installations per second over re-saves per second, requests that failed left out. */
+      newToResave: Number(newToResave.toFixed(3)),
     };
     mkdirSync(outDir, { recursive: true });
     writeFileSync(resultFile(store), `${JSON.stringify(report, null, 2)}\n`);
@@ -61,6 +67,13 @@ async function benchStore(store: BenchStore): Promise<StoreReport> {
   } finally {
     await server.close();
   }
+}
+
+/** Requests of a scenario answered 2xx, per second. */
+function succeededPerSecond(results: readonly ScenarioResult[], scenario: string): number {
+  const result = results.find((candidate) => candidate.scenario === scenario);
+  if (result === undefined) throw new Error(`no result for ${scenario}`);
+  return (result.requests - result.non2xx - result.errors) / result.durationSeconds;
 }
 
 async function main(): Promise<void> {

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import autocannon from 'autocannon';
 import type { BenchApp } from './bench-server.ts';
+import { InstallationScenarios } from './installation-scenarios.ts';
 
 export interface ScenarioResult {
   scenario: string;
@@ -19,7 +20,10 @@ export interface LoadOptions {
   connections: number;
 }
 
-/** GET /1.1/users/me, login and registration against one running server, one after another. */
+/**
+ * GET /1.1/users/me, an installation's first save and its saves after,
+ * login and registration, against one running server, one after another.
+ */
 export async function runScenarios(port: number, app: BenchApp, load: LoadOptions): Promise<ScenarioResult[]> {
   const base = `http://127.0.0.1:${port}`;
   const headers = { 'X-SVC-Id': app.id, 'X-SVC-Key': app.key, 'Content-Type': 'application/json' };
@@ -44,6 +48,11 @@ export async function runScenarios(port: number, app: BenchApp, load: LoadOption
 
   const results: ScenarioResult[] = [];
   results.push(await run('GET /1.1/users/me', { url: `${base}/1.1/users/me`, headers: { ...headers, 'X-SVC-Session': sessionToken } }));
+  // Before login and registration, whose password hashing keeps the CPU busy for a while after them.
+  const devices = new InstallationScenarios();
+  const installations = { url: `${base}/1.1/installations`, method: 'POST' as const, headers };
+  results.push(await run(createScenario, { ...installations, requests: devices.creates() }));
+  results.push(await run(resaveScenario, { ...installations, requests: devices.resaves() }));
   results.push(
     await run('POST /1.1/login', { url: `${base}/1.1/login`, method: 'POST', headers, body: JSON.stringify({ username: 'bench-user', password: 'bench-pass' }) }),
   );
@@ -59,3 +68,6 @@ export async function runScenarios(port: number, app: BenchApp, load: LoadOption
   );
   return results;
 }
+
+export const createScenario = 'POST /1.1/installations (new)';
+export const resaveScenario = 'POST /1.1/installations (re-save)';

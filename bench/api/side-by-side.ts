@@ -9,7 +9,7 @@ export interface StoreReport {
 /** One row per scenario; for each store its req/s, p50 and p99 (ms), and failed requests when there were any. */
 export function sideBySide(reports: readonly StoreReport[]): string {
   const scenarios = [...new Set(reports.flatMap((report) => report.results.map((result) => result.scenario)))];
-  const width = 26;
+  const width = 34;
   const group = (texts: string[]) => texts.map((text, index) => text.padStart(index === 0 ? 8 : 6)).join(' ');
   const header = [''.padEnd(width), ...reports.map((report) => `| ${report.store}`.padEnd(width))].join(' ');
   const columns = ['scenario'.padEnd(width), ...reports.map(() => `| ${group(['req/s', 'p50', 'p99'])}`.padEnd(width))].join(' ');
