@@ -17,6 +17,12 @@
  * - Every relative `…File` setting names an entry of the Secret and becomes
  *   its path under HERALD_SECRET_DIR.
  *
+ * - Each console account of `console.accounts` gets its `passwordHash`
+ *   from the Secret entry `console.<username>.passwordHash`; the entry
+ *   `console.accountsKey` names, when set, holds more accounts as a JSON
+ *   list with their hashes (an accounts file). A hash in values, a username
+ *   twice or an accounts file that is not such a list is refused.
+ *
  * A missing entry stops the pod here, with every missing key named, rather
  * than later in Herald. Secret values are never printed. Runs with Node's own
  * modules only, on the image's Node (type stripping).
@@ -125,6 +131,47 @@ function assembleApp(app: Json, index: number, options: AssembleOptions, problem
   }
 }
 
+/** Fills the console accounts' hashes from the Secret and adds the accounts file of `console.accountsKey`. */
+function assembleConsole(block: Json, options: AssembleOptions, problems: string[]): void {
+  const { secretDir, secretName } = options;
+  const accounts: unknown[] = Array.isArray(block.accounts) ? block.accounts : [];
+  accounts.forEach((account, index) => {
+    if (!isObject(account)) return void problems.push(`console.accounts[${index}] must be an object`);
+    const entry = `console.${String(account.username)}.passwordHash`;
+    if (account.passwordHash !== undefined) return void problems.push(`console.accounts[${index}].passwordHash: hashes come from the Secret (${entry}), not from values`);
+    const hash = readEntry(secretDir, entry);
+    if (hash === undefined) problems.push(`the Secret ${secretName} has no entry ${entry} (the password hash of console account ${String(account.username)}; make it with herald console-user)`);
+    else account.passwordHash = hash;
+  });
+  const key = block.accountsKey;
+  delete block.accountsKey;
+  if (typeof key === 'string' && key !== '') {
+    const text = readEntry(secretDir, key);
+    if (text === undefined) {
+      problems.push(`the Secret ${secretName} has no entry ${key} (console.accountsKey: the console accounts file)`);
+    } else {
+      let listed: unknown;
+      try {
+        listed = JSON.parse(text);
+      } catch {
+        listed = undefined;
+      }
+      if (!Array.isArray(listed) || !listed.every((account) => isObject(account) && typeof account.username === 'string' && typeof account.passwordHash === 'string')) {
+        problems.push(`the Secret entry ${key} (console.accountsKey) must hold a JSON list of accounts, each with username, passwordHash, role and apps`);
+      } else {
+        accounts.push(...(listed as unknown[]));
+      }
+    }
+  }
+  const seen = new Set<string>();
+  for (const account of accounts) {
+    const name = isObject(account) ? String(account.username) : '';
+    if (seen.has(name)) problems.push(`console account ${name} is given twice`);
+    seen.add(name);
+  }
+  block.accounts = accounts;
+}
+
 /** Answers the assembled config; throws AssembleError naming every missing or misplaced secret. */
 export function assembleConfig(options: AssembleOptions): Json {
   const config: unknown = JSON.parse(readFileSync(options.source, 'utf8'));
@@ -135,6 +182,7 @@ export function assembleConfig(options: AssembleOptions): Json {
     if (isObject(app)) assembleApp(app, index, options, problems);
     else problems.push(`apps[${index}] must be an object`);
   });
+  if (isObject(config.console)) assembleConsole(config.console, options, problems);
   resolveFiles(config, '', options, problems);
   if (problems.length > 0) throw new AssembleError(problems);
   return config;
@@ -152,7 +200,8 @@ function main(): void {
     const config = assembleConfig(options);
     writeFileSync(options.target, `${JSON.stringify(config, null, 2)}\n`, { mode: 0o600 });
     const apps = Array.isArray(config.apps) ? config.apps.map((app: Json) => String(app.id)) : [];
-    process.stdout.write(`herald config written to ${options.target} (apps: ${apps.join(', ') || 'none'})\n`);
+    const accounts = isObject(config.console) && Array.isArray(config.console.accounts) ? config.console.accounts.length : 0;
+    process.stdout.write(`herald config written to ${options.target} (apps: ${apps.join(', ') || 'none'}; console accounts: ${accounts})\n`);
   } catch (error) {
     const lines = error instanceof AssembleError ? error.problems : [error instanceof Error ? error.message : String(error)];
     process.stderr.write(`herald config: cannot assemble ${options.target}:\n${lines.map((line) => `  - ${line}`).join('\n')}\n`);

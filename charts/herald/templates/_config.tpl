@@ -1,12 +1,23 @@
 {{/*
-Herald's config file before its secrets: `config` with `apps`. The init
-container (files/assemble-config.mts) adds each app's keys from the Secret and
-writes the file HERALD_CONFIG names. Backends and ports come as environment
-variables, which Herald reads over the file.
+Herald's config file before its secrets: `config` with `apps` and `console`.
+The init container (files/assemble-config.mts) adds each app's keys and each
+console account's password hash from the Secret (and the accounts file of
+`console.accountsKey`) and writes the file HERALD_CONFIG names. Backends and
+ports come as environment variables, which Herald reads over the file.
 */}}
 {{- define "herald.configJson" -}}
 {{- $config := deepCopy (.Values.config | default dict) }}
 {{- $_ := set $config "apps" (.Values.apps | default list) }}
+{{- $console := deepCopy (get $config "console" | default dict) }}
+{{- with .Values.console }}
+{{- $_ := set $console "enabled" .enabled }}
+{{- $_ := set $console "trustProxy" .trustProxy }}
+{{- $_ := set $console "accounts" (.accounts | default list) }}
+{{- with .accountsKey }}
+{{- $_ := set $console "accountsKey" . }}
+{{- end }}
+{{- end }}
+{{- $_ := set $config "console" $console }}
 {{- toPrettyJson $config }}
 {{- end }}
 
