@@ -2,7 +2,7 @@
  * `npm run bench:push [-- --devices 100000] [--store sqlite|cassandra] [--android 0.5 | --android-vendors]
  *   [--distributed [--senders 2] [--breakdown] [--outcome-stream on|off]]
  *   [--shards N] [--slice N] [--concurrency N] [--sessions N] [--window MIN:MAX] [--gateway-latency MS]
- *   [--transport herald|http2-wrapper] [--webhook stalled]
+ *   [--transport herald|http2-wrapper] [--webhook stalled] [--delivery-log-cost]
  *   [--repeat k] [--profile <dir>]
  *   [--herald-node-options '<flags>'] [--ceiling-connections 4] [--ceiling-streams 100] [--ceiling-seconds 5]`
  *
@@ -52,6 +52,15 @@
  * by default with Kafka; the embedded bus has none), to compare like with
  * like; results get `-no-outcome-stream`.
  *
+ * `--delivery-log-cost` sends the broadcast with the delivery log on (default
+ * settings, every success kept) and off, alternating in the same run, on the
+ * embedded default and, with `--distributed`, on Cassandra, Redis and Kafka
+ * too; it prints deliveries/s, CPU per delivery and peak RSS off and on with
+ * their ratios against the limits (≥ 0.9× the rate, ≤ 1.15× the CPU), and
+ * checks the log lists one entry per device. Results go to
+ * bench/results/push-sqlite-delivery-log.json and
+ * push-distributed-delivery-log.json (delivery-log-cost.ts).
+ *
  * `--android-vendors` sends one broadcast to a mixed audience instead: an
  * eighth each of iOS, FCM and each phone maker's devices (Huawei, Honor,
  * Xiaomi through mi and mi-intl, Meizu, OPPO, vivo, as the hosted service's
@@ -74,6 +83,7 @@ import { benchConfig, sessionsText, type EngineSettings } from './push/bench-con
 import { BenchGateways } from './push/bench-gateways.ts';
 import type { BenchApp } from './push/bench-herald.ts';
 import { runDistributedBench } from './push/distributed-bench.ts';
+import { runDeliveryLogCost } from './push/delivery-log-cost.ts';
 import type { CeilingSettings } from './push/h2load-ceiling.ts';
 import { measuredRun } from './push/measured-run.ts';
 import { floorSettings } from './push/client-floor.ts';
@@ -103,6 +113,7 @@ const { values } = parseArgs({
     'gateway-latency': { type: 'string' },
     transport: { type: 'string' },
     webhook: { type: 'string' },
+    'delivery-log-cost': { type: 'boolean', default: false },
     repeat: { type: 'string', default: '1' },
     profile: { type: 'string' },
     'herald-node-options': { type: 'string' },
@@ -116,6 +127,10 @@ const distributed = values.distributed;
 const androidVendors = values['android-vendors'];
 if (androidVendors && (distributed || values.android !== '0' || values['gateway-latency'] !== undefined || values.repeat !== '1' || values.profile !== undefined)) {
   fail('--android-vendors is one broadcast of its own mixed audience in one process; leave out --distributed, --android, --gateway-latency, --repeat and --profile');
+}
+const deliveryLogCost = values['delivery-log-cost'];
+if (deliveryLogCost && (androidVendors || values.store !== undefined || values.webhook !== undefined || values['gateway-latency'] !== undefined)) {
+  fail('--delivery-log-cost compares the log on and off on the embedded default (and with --distributed, on Cassandra, Redis and Kafka); leave out --android-vendors, --store, --webhook and --gateway-latency');
 }
 if (distributed && values.store !== undefined) fail('--distributed compares the embedded default (SQLite, one process) with Cassandra, Redis and Kafka (a process per role); leave out --store');
 if (!distributed && values.senders !== undefined) fail('--senders is for --distributed runs');
@@ -254,7 +269,9 @@ async function main(): Promise<void> {
   }
 }
 
-const bench = distributed
+const bench = deliveryLogCost
+  ? runDeliveryLogCost({ devices, androidShare, distributed, senders, repeat, engine, ceiling: ceilingSettings, profileDir, heraldNodeOptions, data, outDir, out })
+  : distributed
   ? runDistributedBench({ devices, androidShare, senders, repeat, engine, ceiling: ceilingSettings, profileDir, heraldNodeOptions, breakdown: values.breakdown, outcomeStream, data, outDir, resultName, out })
   : main();
 bench.then(

@@ -206,7 +206,7 @@ function withOutcomeStream(config: RawConfig, enabled: boolean): RawConfig {
  * made by the sender processes — their own counters add up to the fakes' count,
  * and no other process delivered anything.
  */
-function kafkaProbe(kafka: KafkaPath, senders: number, out: (line: string) => void): RunProbe {
+export function kafkaProbe(kafka: KafkaPath, senders: number, out: (line: string) => void): RunProbe {
   return {
     beforeBroadcast: (_herald: BenchHerald) => kafka.beforeBroadcast(senders),
     afterBroadcast: async (herald: BenchHerald, broadcast: BroadcastResult) => {

@@ -5,6 +5,8 @@ import { cpuSeconds, memoryStats, type MemoryStats } from './process-stats.ts';
 import { ProgressBar } from './progress-bar.ts';
 
 export interface BroadcastResult {
+  /** The push's objectId, as \`POST /1.1/push\` answered it. */
+  pushId: string;
   expected: number;
   /** Requests the fakes accepted (answered 200) during the broadcast: their own count, not Herald's. */
   deliveries: number;
@@ -129,6 +131,7 @@ export async function followBroadcast(
   const duplicates = counts.duplicates - baseline.duplicates;
   const refused = counts.refused - baseline.refused;
   return {
+    pushId,
     expected,
     deliveries,
     gatewayDeliveries: {
