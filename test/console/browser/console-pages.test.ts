@@ -289,10 +289,56 @@ describe('the console in a browser', () => {
     expect(await page.getByRole('button', { name: /Cancel/ }).count()).toBe(0);
   });
 
+  it("reaches every section of an app with the Tab key alone, each link showing where the focus is", async () => {
+    await open();
+    await signIn(people.admin);
+    await page.goto(appAt());
+    // The first Tab lands on the skip link, which shows itself and moves the focus past the navigation.
+    await page.keyboard.press('Tab');
+    const skip = page.getByRole('link', { name: 'Skip to content' });
+    await expect.poll(() => skip.evaluate((element) => element === (globalThis as unknown as { document: { activeElement: unknown } }).document.activeElement)).toBe(true);
+    expect(await skip.isVisible()).toBe(true);
+    const sections = await page.getByRole('navigation', { name: 'Main App' }).getByRole('link').allInnerTexts();
+    expect(sections).toEqual(['Overview', 'Pushes', 'Compose', 'Scheduled', 'Devices', 'Users', 'Settings']);
+    for (const section of sections.slice(1)) {
+      await page.goto(appAt());
+      // Tab until the section's link has the focus; the focus ring must be drawn.
+      let outline = '';
+      for (let presses = 0; presses < 30; presses += 1) {
+        await page.keyboard.press('Tab');
+        const focused = await page.evaluate(() => {
+          const active = (globalThis as unknown as { document: { activeElement: { textContent: string | null } | null } }).document.activeElement;
+          const style = active === null ? null : (globalThis as unknown as { getComputedStyle(element: unknown): { outlineStyle: string; outlineWidth: string } }).getComputedStyle(active);
+          return { text: active?.textContent?.trim() ?? '', outline: style === null ? '' : `${style.outlineStyle} ${style.outlineWidth}` };
+        });
+        if (focused.text === section) {
+          outline = focused.outline;
+          break;
+        }
+      }
+      expect(outline, `${section}: focused by Tab, with its focus ring`).toBe('solid 3px');
+      await page.keyboard.press('Enter');
+      await page.waitForURL((url) => url.pathname !== new URL(appAt()).pathname);
+      expect(await page.getByRole('heading', { level: 1 }).innerText(), section).not.toBe('');
+    }
+  });
+
   it('fits a narrow window without scrolling sideways', async () => {
+    const channel = `narrow${Date.now()}`;
+    const device = await saveIosDevice(4242, [channel]);
+    c.fakes.apns.respondTo(deviceToken(4242), [{ status: 400, reason: 'BadDeviceToken' }]);
+    const push = await c.h.request('POST', '/1.1/push', { master: true, body: { channels: [channel], data: { alert: 'Narrow' } } });
+    expect(push.status).toBe(201);
     await open({ viewport: { width: 360, height: 740 } });
     await signIn(people.operator);
-    for (const path of ['', '/pushes', '/compose', '/scheduled', '/devices', '/users']) {
+    await page.goto(appAt(`/pushes/${push.body.objectId}?device=${device}`));
+    await expect
+      .poll(async () => {
+        await page.reload();
+        return page.getByRole('region', { name: 'Devices not delivered' }).count();
+      })
+      .toBe(1);
+    for (const path of ['', '/pushes', '/compose', '/scheduled', '/devices', '/users', `/pushes/${push.body.objectId}?device=${device}`, `/devices?by=channel&q=${channel}`]) {
       await page.goto(appAt(path));
       const overflow = await page.evaluate(() => {
         const root = (globalThis as unknown as { document: { documentElement: { scrollWidth: number; clientWidth: number } } }).document.documentElement;
@@ -302,6 +348,8 @@ describe('the console in a browser', () => {
     }
     await page.goto(appAt('/compose'));
     await screenshot(page, 'compose-narrow');
+    await page.goto(appAt(`/pushes/${push.body.objectId}?device=${device}`));
+    await screenshot(page, 'push-narrow');
   });
 
   it('works without JavaScript: the preview is a form post', async () => {
