@@ -10,7 +10,10 @@
  * afterwards). Reports rows/s of the import, its CPU seconds and peak RSS,
  * and its RSS as the file is read (from the checkpoint it keeps), which
  * should stay flat whatever the file's size. Fails unless every row was
- * imported. Results go to bench/results/import-<store>[-<users>].json.
+ * imported. Each class is imported by a run of its own, so that users/s and
+ * installations/s are measured apart; on Cassandra the same rows are then
+ * written as plain unconditional inserts (bench/import/plain-inserts.ts) and
+ * the ratio printed. Results go to bench/results/import-<store>[-<users>].json.
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -156,6 +159,28 @@ async function runImport(files: string[], totalBytes: number): Promise<{ summary
   return { summary: JSON.parse(stdout) as ImportSummary, samples, peakRssMb, cpu, wall, exitCode };
 }
 
+interface ClassResult {
+  rows: number;
+  importSeconds: number;
+  rowsPerSecond: number;
+  cpuSeconds: number;
+  writes?: ImportSummary['writes'];
+  plainInserts?: { seconds: number; rowsPerSecond: number; statements: number };
+  /** The import's rows/s over the plain inserts' rows/s, in the same run. */
+  toPlainInserts?: number;
+}
+
+/** The same rows as plain unconditional inserts (bench/import/plain-inserts.ts), as a process of its own, into another app of the keyspace. */
+async function runPlain(file: string): Promise<{ rows: number; seconds: number; statements: number }> {
+  const args = [join(root, 'bench/import/plain-inserts.ts'), '--file', file, '--keyspace', keyspace, '--app', `${appId}plain`, '--concurrency', String(concurrency ?? 64)];
+  const child = spawn(process.execPath, args, { cwd: work, stdio: ['ignore', 'pipe', 'inherit'] });
+  let stdout = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  const [exitCode] = (await once(child, 'exit')) as [number | null];
+  if (exitCode !== 0) fail(`the plain inserts exited with ${exitCode}`);
+  return JSON.parse(stdout) as { rows: number; seconds: number; statements: number };
+}
+
 function settledShare(statePath: string, totalBytes: number): number {
   if (!existsSync(statePath)) return 0;
   try {
@@ -182,27 +207,59 @@ async function main(): Promise<void> {
     files.push(join(work, '_Installation.0.jsonl'));
     totalBytes += await writeExport(files[1] as string, '_Installation', installations, installationRow);
   }
-  process.stdout.write(`bench: ${(totalBytes / 1e6).toFixed(0)} MB of export; importing into the ${store} store…\n`);
+  process.stdout.write(`bench: ${(totalBytes / 1e6).toFixed(0)} MB of export; importing into the ${store} store, one class at a time…\n`);
   try {
-    const run = await runImport(files, totalBytes);
-    const tally = run.summary.tally;
-    const expected = { _User: users, ...(installations > 0 ? { _Installation: installations } : {}) };
-    for (const [className, rows] of Object.entries(expected)) {
-      const counts = tally[className];
-      if (counts?.read !== rows || counts.imported !== rows) fail(`${className}: expected ${rows} rows imported, got ${JSON.stringify(counts)}`);
+    const byClass: Record<string, ClassResult> = {};
+    const samples: Sample[] = [];
+    let peakRssMb = 0;
+    let cpu = 0;
+    let wall = 0;
+    const tally: ImportSummary['tally'] = {};
+    for (const file of files) {
+      const className = file.endsWith('_User.0.jsonl') ? '_User' : '_Installation';
+      const expected = className === '_User' ? users : installations;
+      const run = await runImport([file], statSync(file).size);
+      const counts = run.summary.tally[className];
+      if (counts?.read !== expected || counts.imported !== expected) fail(`${className}: expected ${expected} rows imported, got ${JSON.stringify(counts)}`);
+      Object.assign(tally, run.summary.tally);
+      samples.push(...run.samples);
+      peakRssMb = Math.max(peakRssMb, run.peakRssMb);
+      cpu += run.cpu;
+      wall += run.wall;
+      const rowsPerSecond = Math.round(expected / run.summary.seconds);
+      const plain = store === 'cassandra' ? await runPlain(file) : null;
+      byClass[className] = {
+        rows: expected,
+        importSeconds: Number(run.summary.seconds.toFixed(1)),
+        rowsPerSecond,
+        cpuSeconds: Number(run.cpu.toFixed(1)),
+        ...(run.summary.writes === undefined ? {} : { writes: run.summary.writes }),
+        ...(plain === null
+          ? {}
+          : { plainInserts: { seconds: Number(plain.seconds.toFixed(1)), rowsPerSecond: Math.round(plain.rows / plain.seconds), statements: plain.statements }, toPlainInserts: Number((rowsPerSecond / (plain.rows / plain.seconds)).toFixed(3)) }),
+      };
+      const line = byClass[className];
+      process.stdout.write(
+        `bench: ${className}: ${expected.toLocaleString('en-US')} rows in ${line.importSeconds} s: ${rowsPerSecond.toLocaleString('en-US')} rows/s, ${line.cpuSeconds} CPU s` +
+          (line.plainInserts === undefined ? '' : `; the same rows as plain inserts: ${line.plainInserts.rowsPerSecond.toLocaleString('en-US')} rows/s; import ÷ plain = ${String(line.toPlainInserts)}`) +
+          (line.writes === undefined ? '' : `; statements in flight ${line.writes.startingLimit} at the start, ${line.writes.limit} at the end, ${line.writes.lowestLimit} at the lowest, ${line.writes.retried} retried`) +
+          '\n',
+      );
     }
     const rows = users + installations;
+    const importSeconds = Object.values(byClass).reduce((sum, line) => sum + line.importSeconds, 0);
     const result = {
       store,
       users,
       installations,
       exportBytes: totalBytes,
-      importSeconds: Number(run.summary.seconds.toFixed(1)),
-      rowsPerSecond: Math.round(rows / run.summary.seconds),
-      wallSeconds: Number(run.wall.toFixed(1)),
-      cpuSeconds: Number(run.cpu.toFixed(1)),
-      peakRssMb: Math.round(run.peakRssMb),
-      rssMbByTenthOfFile: rssByTenth(run.samples),
+      importSeconds: Number(importSeconds.toFixed(1)),
+      rowsPerSecond: Math.round(rows / importSeconds),
+      byClass,
+      wallSeconds: Number(wall.toFixed(1)),
+      cpuSeconds: Number(cpu.toFixed(1)),
+      peakRssMb: Math.round(peakRssMb),
+      rssMbByTenthOfFile: rssByTenth(samples),
       concurrency: concurrency ?? (store === 'cassandra' ? 64 : 8),
       tally,
       machine: { cpus: cpus().length, model: cpus()[0]?.model ?? '', loadAverage: loadavg().map((load) => Number(load.toFixed(2))), node: process.version },
