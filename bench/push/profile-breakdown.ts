@@ -37,7 +37,7 @@ const phaseRules: readonly (readonly [phase: string, test: (url: string, name: s
   ['bus (Herald side)', (url) => /src\/bus\//.test(url)],
   ['SQLite (other)', (url) => /src\/store\/sqlite\//.test(url)],
   ['Redis client, flow control', (url) => /node_modules\/(ioredis|redis|@redis)\/|src\/coordination\//.test(url)],
-  ['gateway clients', (url) => /src\/push\/gateways\//.test(url)],
+  ['gateway clients, Herald\'s HTTP/2', (url) => /src\/(push\/gateways|http2)\//.test(url)],
   ['sender, fan-out', (url) => /src\/push\//.test(url)],
   ['logging, metrics', (url) => /node_modules\/(pino|prom-client)|src\/core\/(logger|metrics|labelled-histogram)/.test(url)],
   ['other Herald code', (url) => /\/src\//.test(url)],
