@@ -1,3 +1,4 @@
+import { basename } from 'node:path';
 import type { BenchHerald } from './bench-herald.ts';
 import type { BroadcastResult } from './follow-broadcast.ts';
 import type { RunProbe } from './measured-run.ts';
@@ -10,7 +11,7 @@ export interface RunBreakdown {
   deliveries: number;
   /** The broadcast, on the monotonic clock the profiles' samples are stamped with (µs), to read them again. */
   window: ProfileWindow;
-  /** The profiles read, by role. */
+  /** The names of the profiles read (in the profile folder), by role. */
   profiles: Record<string, string[]>;
   /** The processes' CPU between the request and the record's `done` (/proc), summed, s. */
   profiledSeconds: number;
@@ -65,7 +66,7 @@ export class BreakdownProbe implements RunProbe {
       const pid = profilePid(file) ?? -1;
       const role = this.#roles.get(pid);
       if (role === undefined) continue;
-      (files[role] ??= []).push(file);
+      (files[role] ??= []).push(basename(file));
       (byRole[role] ??= []).push(scaledTo(profileSamples(file, this.#window), this.#cpu.get(pid) ?? 0));
     }
     const roles = Object.fromEntries(Object.entries(byRole).map(([role, parts]) => [role, rounded(addBreakdowns(parts))]));
