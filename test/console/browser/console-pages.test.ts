@@ -33,6 +33,10 @@ afterEach(async () => {
 });
 
 const at = (path: string) => `${c.consoleUrl}${path}`;
+/** Reading the delivery log by reloading a page: its entries are written as each slice ends. */
+const reloadPoll = { timeout: 15_000, interval: 200 };
+/** Tests that check many pages with axe take longer than the default on a busy machine. */
+const manyPages = 90_000;
 const appAt = (path = '') => at(`/apps/${c.main.id}${path}`);
 
 async function signIn(person: Person): Promise<void> {
@@ -50,7 +54,7 @@ async function saveIosDevice(n: number, channels: string[]): Promise<string> {
 }
 
 describe('the console in a browser', () => {
-  it('signs in with the keyboard alone, and every page of an app is accessible', async () => {
+  it('signs in with the keyboard alone, and every page of an app is accessible', { timeout: manyPages }, async () => {
     await open();
     await page.goto(at('/'));
     await expectAccessible(page, 'sign-in');
@@ -83,7 +87,7 @@ describe('the console in a browser', () => {
     await screenshot(page, 'audit');
   });
 
-  it('sends a push to the fake gateways, previews it, counts its audience, watches it finish live and finds its failed device in the delivery log', async () => {
+  it('sends a push to the fake gateways, previews it, counts its audience, watches it finish live and finds its failed device in the delivery log', { timeout: manyPages }, async () => {
     const channel = `news${Date.now()}`;
     const saved: string[] = [];
     for (let n = 1; n <= 5; n += 1) saved.push(await saveIosDevice(1000 + n, [channel]));
@@ -124,7 +128,7 @@ describe('the console in a browser', () => {
       .poll(async () => {
         await page.reload();
         return (await failed.count()) === 0 ? '' : failed.innerText();
-      })
+      }, reloadPoll)
       .toContain(failingId);
     const row = failed.getByRole('row').filter({ hasText: failingId });
     expect(await row.innerText()).toMatch(/apns\s+failed\s+TopicDisallowed\s+1/);
@@ -172,7 +176,7 @@ describe('the console in a browser', () => {
     await screenshot(page, 'device');
   });
 
-  it('finds an Android device by its registrationId and shows its last outcomes from the delivery log, with the keyboard alone', async () => {
+  it('finds an Android device by its registrationId and shows its last outcomes from the delivery log, with the keyboard alone', { timeout: manyPages }, async () => {
     const stamp = Date.now();
     const registrationId = `fcm-reg-${stamp}-${'x'.repeat(40)}`;
     const goneId = `fcm-gone-${stamp}-${'y'.repeat(40)}`;
@@ -205,7 +209,7 @@ describe('the console in a browser', () => {
       .poll(async () => {
         await page.reload();
         return (await outcomes.count()) === 0 ? '' : outcomes.innerText();
-      })
+      }, reloadPoll)
       .toContain(String(push.body.objectId));
     expect(await outcomes.getByRole('row').filter({ hasText: String(push.body.objectId) }).innerText()).toMatch(/fcm\s+delivered\s+–\s+1/);
     await expectAccessible(page, 'device with outcomes');
@@ -218,7 +222,7 @@ describe('the console in a browser', () => {
       .poll(async () => {
         await page.reload();
         return (await failed.count()) === 0 ? '' : failed.innerText();
-      })
+      }, reloadPoll)
       .toMatch(new RegExp(`${gone}\\s+fcm\\s+invalidToken\\s+UNREGISTERED`));
     const field = page.getByLabel('Device token, registrationId, installationId or installation objectId');
     await field.focus();
@@ -289,7 +293,7 @@ describe('the console in a browser', () => {
     expect(await page.getByRole('button', { name: /Cancel/ }).count()).toBe(0);
   });
 
-  it("reaches every section of an app with the Tab key alone, each link showing where the focus is", async () => {
+  it('reaches every section of an app with the Tab key alone, each link showing where the focus is', { timeout: manyPages }, async () => {
     await open();
     await signIn(people.admin);
     await page.goto(appAt());
@@ -323,7 +327,7 @@ describe('the console in a browser', () => {
     }
   });
 
-  it('fits a narrow window without scrolling sideways', async () => {
+  it('fits a narrow window without scrolling sideways', { timeout: manyPages }, async () => {
     const channel = `narrow${Date.now()}`;
     const device = await saveIosDevice(4242, [channel]);
     c.fakes.apns.respondTo(deviceToken(4242), [{ status: 400, reason: 'BadDeviceToken' }]);
@@ -336,7 +340,7 @@ describe('the console in a browser', () => {
       .poll(async () => {
         await page.reload();
         return page.getByRole('region', { name: 'Devices not delivered' }).count();
-      })
+      }, reloadPoll)
       .toBe(1);
     for (const path of ['', '/pushes', '/compose', '/scheduled', '/devices', '/users', `/pushes/${push.body.objectId}?device=${device}`, `/devices?by=channel&q=${channel}`]) {
       await page.goto(appAt(path));
