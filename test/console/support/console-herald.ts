@@ -55,6 +55,8 @@ export interface ConsoleHerald {
 
 export interface ConsoleHeraldOptions {
   console?: Partial<RawConsole>;
+  /** Push engine settings over the tests' quick ones (e.g. `deliveryLog`). */
+  engine?: Parameters<typeof quickEngine>[0];
   coordination?: TestHeraldOptions['coordination'];
 }
 
@@ -70,7 +72,7 @@ export async function startConsoleHerald(options: ConsoleHeraldOptions = {}): Pr
       clock,
       app: main,
       extraApps: [other],
-      engine: fakes.engine(quickEngine()),
+      engine: fakes.engine(quickEngine(options.engine)),
       console: { accounts: await consoleAccounts(), ...options.console },
       ...(options.coordination === undefined ? {} : { coordination: options.coordination }),
     });
