@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { flowControlBurst } from '../../../src/push/sender/flow-control-burst.ts';
 import { deviceToken } from '../../support/gateways/gateway-fixtures.ts';
 import { iosInstallation, startPushHerald, uniqueName, type PushHerald } from '../support/push-herald.ts';
 import { watchSchedulerRounds } from '../support/scheduler-rounds.ts';
@@ -69,10 +70,11 @@ it('sends nothing more of a paced push once it has expired', async () => {
   const reached = () => devices.filter((n) => p.fakes.apns.log.countOf(deviceToken(n)) > 0).length;
   const res = await p.send({ channels: [channel], data: { alert: 'Flash sale' }, flow_control: 1000, expiration_interval: 30 });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
-  // The bucket starts full: a second's worth goes out at once, then the clock must move.
-  await expect.poll(reached, { timeout: 10_000, message: 'devices reached' }).toBe(1000);
+  // The bucket starts full: its burst (a twentieth of the rate) goes out at once, then the clock must move.
+  const burst = flowControlBurst(1000);
+  await expect.poll(reached, { timeout: 10_000, message: 'devices reached' }).toBe(burst);
   p.clock.advance(minute);
   const record = await p.settled(res.body.objectId);
-  expect(reached()).toBe(1000);
-  expect(record).toMatchObject({ devices: 1500, successes: 1000, errors: 500, errorReasons: { Expired: 500 } });
+  expect(reached()).toBe(burst);
+  expect(record).toMatchObject({ devices: 1500, successes: burst, errors: 1500 - burst, errorReasons: { Expired: 1500 - burst } });
 });
