@@ -36,10 +36,29 @@ export interface ClusterSettings {
   retry: { maxAttempts: number; baseDelayMs: number; maxDelayMs: number };
 }
 
+/** Where the cluster keeps its state, and how to clean up after it; default the single-node services. */
+export interface ClusterBackends {
+  store: { contactPoints: string[]; localDataCenter: string; replication?: number; requestTimeoutMs?: number };
+  bus: { brokers: string[] };
+  dropKeyspace(keyspace: string): Promise<void>;
+  deleteTopics(prefix: string): Promise<void>;
+}
+
+const singleNodeBackends: ClusterBackends = {
+  store: { contactPoints: [...serviceEndpoints.cassandra.contactPoints], localDataCenter: 'datacenter1' },
+  bus: { brokers: [...serviceEndpoints.kafka.brokers] },
+  dropKeyspace,
+  deleteTopics: deleteKafkaTopics,
+};
+
 export interface PushClusterOptions {
   /** Names the push of each accepted delivery, for per-push counts at the fakes. */
   tagger: DeliveryTagger;
   settings: ClusterSettings;
+  /** Default: the single-node Cassandra and Kafka of `npm run services`. */
+  backends?: ClusterBackends;
+  /** More environment for some nodes (a clock set apart with libfaketime, say). */
+  nodeEnv?: Partial<Record<ClusterNodeName, Record<string, string>>>;
 }
 
 interface RunningNode {
@@ -63,14 +82,17 @@ export class PushCluster {
   readonly app: ClusterApp;
   readonly fakes: PushGatewayFakes;
   readonly settings: ClusterSettings;
+  /** The cluster's own keyspace, Kafka topic prefix and Redis key prefix. */
+  readonly keyspace: string;
+  readonly topicPrefix: string;
+  readonly #backends: ClusterBackends;
+  readonly #nodeEnv: Partial<Record<ClusterNodeName, Record<string, string>>>;
   readonly #env: Record<string, string>;
-  readonly #keyspace: string;
-  readonly #topicPrefix: string;
   readonly #nodes = new Map<ClusterNodeName, RunningNode>();
 
   static async start(options: PushClusterOptions): Promise<PushCluster> {
     const fakes = await startPushGatewayFakes({ apns: { record: 'count', tagger: options.tagger }, fcm: { record: 'count', tagger: options.tagger } });
-    const cluster = new PushCluster(fakes, options.settings);
+    const cluster = new PushCluster(fakes, options.settings, options.backends ?? singleNodeBackends, options.nodeEnv ?? {});
     try {
       // The first node migrates the fresh keyspace; the others then find it current.
       await cluster.startNode('api-1');
@@ -82,23 +104,25 @@ export class PushCluster {
     return cluster;
   }
 
-  private constructor(fakes: PushGatewayFakes, settings: ClusterSettings) {
+  private constructor(fakes: PushGatewayFakes, settings: ClusterSettings, backends: ClusterBackends, nodeEnv: Partial<Record<ClusterNodeName, Record<string, string>>>) {
     this.fakes = fakes;
     this.settings = settings;
+    this.#backends = backends;
+    this.#nodeEnv = nodeEnv;
     const suffix = randomBytes(4).toString('hex');
     this.app = { id: `faults${suffix}`, key: randomBytes(12).toString('hex'), masterKey: randomBytes(16).toString('hex') };
-    this.#keyspace = testKeyspace();
-    this.#topicPrefix = `faults${suffix}.`;
+    this.keyspace = testKeyspace();
+    this.topicPrefix = `faults${suffix}.`;
     const dir = mkdtempSync(join(tmpdir(), 'herald-faults-'));
     const config: RawConfig = {
       logLevel: 'info',
       dataDir: dir,
-      store: { kind: 'cassandra', contactPoints: [...serviceEndpoints.cassandra.contactPoints], localDataCenter: 'datacenter1', keyspace: this.#keyspace },
-      coordination: { kind: 'redis', url: serviceEndpoints.redis.url, keyPrefix: `${this.#topicPrefix}:` },
+      store: { kind: 'cassandra', ...backends.store, keyspace: this.keyspace },
+      coordination: { kind: 'redis', url: serviceEndpoints.redis.url, keyPrefix: `${this.topicPrefix}:` },
       bus: {
         kind: 'kafka',
-        brokers: [...serviceEndpoints.kafka.brokers],
-        topicPrefix: this.#topicPrefix,
+        brokers: [...backends.bus.brokers],
+        topicPrefix: this.topicPrefix,
         sessionTimeoutMs: settings.sessionTimeoutMs,
         topics: { pushRequests: 2, pushTasks: settings.pushTaskPartitions },
       },
@@ -133,7 +157,7 @@ export class PushCluster {
   /** Starts `name` (again), with the same config as the others. */
   async startNode(name: ClusterNodeName): Promise<HeraldProcess> {
     if (this.#nodes.has(name)) throw new Error(`cluster node ${name} is already running`);
-    const process = await startHeraldProcess({ ...this.#env, HERALD_ROLE: clusterNodes[name] });
+    const process = await startHeraldProcess({ ...this.#env, ...this.#nodeEnv[name], HERALD_ROLE: clusterNodes[name] });
     const node: RunningNode = { process, exited: Promise.resolve(), exit: undefined, expectedExit: false };
     node.exited = once(process.child, 'exit').then(([code, signal]) => {
       node.exit = String(signal ?? code);
@@ -184,7 +208,7 @@ export class PushCluster {
     );
     this.#nodes.clear();
     await this.fakes.close();
-    await deleteKafkaTopics(this.#topicPrefix).catch(() => undefined);
-    await dropKeyspace(this.#keyspace).catch(() => undefined);
+    await this.#backends.deleteTopics(this.topicPrefix).catch(() => undefined);
+    await this.#backends.dropKeyspace(this.keyspace).catch(() => undefined);
   }
 }
