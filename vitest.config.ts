@@ -5,7 +5,8 @@ export const httpSuites = ['test/api/**/*.test.ts', 'test/push/api/**/*.test.ts'
 
 /**
  * Every test except the outage phase, which takes shared services away
- * (vitest.outage.config.ts), in two projects: `embedded` runs everything on
+ * (vitest.outage.config.ts), and the replicated phase, which runs on a cluster
+ * of its own (vitest.replicated.config.ts), in two projects: `embedded` runs everything on
  * the embedded default; `distributed` runs the HTTP suites again with
  * HERALD_TEST_BACKENDS=distributed (test/support/test-backends.ts).
  */
@@ -24,7 +25,7 @@ export default defineConfig({
     globalSetup: ['./test/support/services-global-setup.ts'],
     ...runSettings,
     projects: [
-      { test: { name: 'embedded', include: ['test/**/*.test.ts'], exclude: ['test/outage/**', 'node_modules/**'] } },
+      { test: { name: 'embedded', include: ['test/**/*.test.ts'], exclude: ['test/outage/**', 'test/replicated/**', 'node_modules/**'] } },
       { test: { name: 'distributed', include: httpSuites, env: { HERALD_TEST_BACKENDS: 'distributed' } } },
     ],
   },

@@ -11,6 +11,8 @@ export const serviceTests = [
   'test/cluster/**/*.test.ts',
   // stops and restarts the shared services
   'test/outage/**/*.test.ts',
+  // kills and restarts nodes of the replicated cluster (vitest.replicated.config.ts)
+  'test/replicated/**/*.test.ts',
   'test/store/cassandra-*.test.ts',
   'test/import/cassandra-*.test.ts',
   'test/bus/kafka-*.test.ts',
