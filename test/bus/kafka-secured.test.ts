@@ -121,7 +121,7 @@ describe('Herald on a secured Kafka', () => {
     prefixes.push(prefix);
     const bus = await open({ ...scramEnv(prefix), HERALD_KAFKA_SASL_MECHANISM: mechanism });
     await bus.ping();
-    expect((await topicsStartingWith(prefix)).sort()).toEqual([`${prefix}push.requests`, `${prefix}push.tasks`]);
+    expect((await topicsStartingWith(prefix)).sort()).toEqual([`${prefix}push.outcomes`, `${prefix}push.requests`, `${prefix}push.tasks`]);
   });
 
   it('creates its topics through the SSL listener with a client certificate, and by the server name the certificate carries', async () => {
@@ -140,7 +140,7 @@ describe('Herald on a secured Kafka', () => {
       HERALD_KAFKA_TLS_SERVER_NAME: 'herald-services.test',
     };
     await open(env);
-    expect((await topicsStartingWith(prefix)).sort()).toEqual([`${prefix}push.requests`, `${prefix}push.tasks`]);
+    expect((await topicsStartingWith(prefix)).sort()).toEqual([`${prefix}push.outcomes`, `${prefix}push.requests`, `${prefix}push.tasks`]);
   });
 
   it('refuses to start on a wrong password, naming Kafka and the reason, and creates no topic', async () => {

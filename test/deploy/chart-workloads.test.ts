@@ -177,6 +177,8 @@ describe('secrets', () => {
       publicUrl: 'https://herald-trial.example.com',
       logLevel: 'info',
       apps: [{ id: 'trial', name: 'Trial App', settings: { emailVerification: false } }],
+      // The console's settings, no account: accounts and their hashes come from the Secret.
+      console: { enabled: true, trustProxy: false, accounts: [] },
     });
   });
 });

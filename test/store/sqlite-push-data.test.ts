@@ -5,7 +5,7 @@ import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { PushCounts } from '../../src/core/ports/push-store.ts';
 import { SqliteInstallationStore } from '../../src/store/sqlite/sqlite-installation-store.ts';
-import { sqliteSchemaVersion } from '../../src/store/sqlite/sqlite-schema.ts';
+import { versionBeforeRegistrationIdRows } from '../../src/store/sqlite/sqlite-schema.ts';
 import { SqliteSession } from '../../src/store/sqlite/sqlite-session.ts';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 import { describePushDataConformance } from './push-data-conformance.ts';
@@ -179,10 +179,10 @@ describe('SQLite push data', () => {
     const none = newInstallation({ deviceType: 'android', registrationId: '' });
     await first.installations.insertMany(appId, [maker, fcm, none]);
     await first.close();
-    // The database as the version before left it: no registrationId rows, one schema step fewer.
+    // The database as the version before the registrationId index left it: no registrationId rows, its schema steps not yet taken.
     const db = new DatabaseSync(file);
     db.exec(`DELETE FROM installation_index WHERE index_key LIKE 'r:%'`);
-    db.exec(`PRAGMA user_version = ${sqliteSchemaVersion - 1}`);
+    db.exec(`PRAGMA user_version = ${versionBeforeRegistrationIdRows}`);
     db.close();
 
     const second = new SqliteStore({ file, classes: {} });

@@ -5,6 +5,13 @@ import { translateSqliteError } from './sqlite-errors.ts';
  * Migrations in order; the database's `PRAGMA user_version` is the number
  * already applied. Append new steps, never edit old ones.
  */
+// Installations by registrationId (a push to a maker's tokens finds their
+// installations): index rows keyed r:<registrationId>, which every write
+// keeps from now on, added by this step for the installations already stored.
+const registrationIdRows = `INSERT OR IGNORE INTO installation_index (app_id, index_key, shard, object_id)
+     SELECT app_id, 'r:' || json_extract(doc, '$.registrationId'), shard, object_id FROM installations
+     WHERE json_type(doc, '$.registrationId') = 'text' AND json_extract(doc, '$.registrationId') <> '';`;
+
 const migrations: readonly string[] = [
   `CREATE TABLE objects (
      app_id TEXT NOT NULL,
@@ -92,12 +99,7 @@ const migrations: readonly string[] = [
    );
    CREATE INDEX IF NOT EXISTS scheduled_pushes_by_due ON scheduled_pushes (due_at, app_id, id);
    CREATE INDEX IF NOT EXISTS scheduled_pushes_by_app_due ON scheduled_pushes (app_id, due_at, id);`,
-  // Installations by registrationId (a push to a maker's tokens finds their
-  // installations): index rows keyed r:<registrationId>, which every write
-  // keeps from now on, added here for the installations already stored.
-  `INSERT OR IGNORE INTO installation_index (app_id, index_key, shard, object_id)
-     SELECT app_id, 'r:' || json_extract(doc, '$.registrationId'), shard, object_id FROM installations
-     WHERE json_type(doc, '$.registrationId') = 'text' AND json_extract(doc, '$.registrationId') <> '';`,
+  registrationIdRows,
   // The delivery log (docs/delivery-log.md): one row per slice of a push with
   // its entries by outcome (large rows, so a rowid table), and per
   // installation bucket one range row per slice pointing at it. Both go when
@@ -134,6 +136,9 @@ const migrations: readonly string[] = [
 
 /** The schema version this code writes. */
 export const sqliteSchemaVersion = migrations.length;
+
+/** The schema version before the step that indexes installations by registrationId. */
+export const versionBeforeRegistrationIdRows = migrations.indexOf(registrationIdRows);
 
 /**
  * Brings a freshly opened database to the current schema. Safe when several
