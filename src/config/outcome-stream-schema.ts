@@ -18,7 +18,7 @@ export const outcomeStreamSchema = z
       .max(1_000_000)
       .default(50_000)
       .describe('events a sender process holds for the stream at most while Kafka is slow or away; beyond, slices wait up to maxWaitMs, then events are dropped and counted'),
-    maxWaitMs: z.number().int().min(0).max(10_000).default(1000).describe('longest a slice waits for room in a full stream buffer before its events are dropped'),
+    maxWaitMs: z.number().int().min(0).max(10_000).default(1000).describe('longest a slice waits for its events to be written (acks=all) before it goes on with them still buffered, and for room in a full buffer before what does not fit is dropped'),
     maxBatchEvents: z.number().int().min(1).max(10_000).default(2000).describe('events in one produce call at most'),
   })
   .strict();
