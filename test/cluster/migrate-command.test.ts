@@ -30,6 +30,9 @@ describe('node src/main.ts migrate', () => {
     try {
       const tables = await admin.execute('SELECT table_name FROM system_schema.tables WHERE keyspace_name = ?', [keyspace]);
       expect(tables.rows.map((row) => String(row.get('table_name'))).sort()).toEqual([
+        'delivery_push_slices',
+        'delivery_ranges',
+        'delivery_slices',
         'installations',
         'installations_by_channel',
         'installations_by_registration',
@@ -45,6 +48,7 @@ describe('node src/main.ts migrate', () => {
         'schema_migrations',
         'store_settings',
         'tokens',
+        'unique_claims',
         'unique_values',
       ]);
     } finally {

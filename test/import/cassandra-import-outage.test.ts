@@ -53,7 +53,8 @@ function importRun(dir: string, appId: string, options: Partial<ImportOptions>):
 describe('herald import on Cassandra while it cannot be reached', () => {
   it('waits out a Cassandra cut off for seconds in the middle of the import and imports every row once', async () => {
     const dir = exportDir();
-    const users = 3_000;
+    // Many more rows than the 4,000 the import has in flight at once, so that the cut comes before the last of them.
+    const users = 20_000;
     writeManyUsers(join(dir, '_User.0.jsonl'), users);
     const run = importRun(dir, 'cassoutage1', {});
     const done = run.run();
@@ -71,7 +72,9 @@ describe('herald import on Cassandra while it cannot be reached', () => {
 
   it('stops once Cassandra has answered nothing for the patience, says what it saw, and keeps the checkpoint', async () => {
     const dir = exportDir();
-    writeManyUsers(join(dir, '_User.0.jsonl'), 3_000);
+    // Many more rows than the 4,000 the import has in flight at once, so that the cut comes before the last of them.
+    const users = 20_000;
+    writeManyUsers(join(dir, '_User.0.jsonl'), users);
     const run = importRun(dir, 'cassoutage2', { patienceMs: 3000 });
     const done = run.run();
     await eventually('the first rows settled', () => run.progress.rowsThisRun, (rows) => rows > 0, { timeoutMs: 120_000 });
@@ -82,6 +85,7 @@ describe('herald import on Cassandra while it cannot be reached', () => {
       expect(summary.error).toMatch(/Cassandra is unavailable; retry later: nothing answered for 3 s while retrying \(\d+ timeouts or overloaded answers, [\d,]+ unreachable, [\d,]+ retries; last: /);
       expect(summary.statePath).toBe(join(dir, 'state.json'));
       expect(summary.tally._User?.imported).toBeGreaterThan(0);
+      expect(summary.tally._User?.imported).toBeLessThan(users);
     } finally {
       await proxy.resume();
     }
