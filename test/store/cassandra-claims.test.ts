@@ -101,7 +101,8 @@ describe('unique claims on Cassandra', () => {
     const appId = newAppId();
     const key = { field: 'email', value: 'taken-over@example.com' };
     const taken = await claims.acquireAll(appId, '_User', 'slow-writer', [key]);
-    await writeClaim(appId, key, 'newcomer', Date.now());
+    // Written a second later than the claim's transaction, whose Paxos timestamp may lie within the same millisecond or just after it.
+    await writeClaim(appId, key, 'newcomer', Date.now() + 1000);
     now = confirmWindowMs + 1;
     expect(await claims.confirmAll(appId, '_User', 'slow-writer', taken)).toEqual(key);
   });
