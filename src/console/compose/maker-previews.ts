@@ -83,50 +83,33 @@ export function previewMakerPayloads(request: PushRequest, app: AppConfig, now: 
   return previews;
 }
 
-/** The body one maker's client sends, from its own builders, with the settings of profile `name` read as the maker's profile loader reads them; null when there is no such profile. */
+/** The body one maker's client sends, from its own builders given the config's profile `name` (it holds every setting they read); null when there is no such profile. */
 function makerBody(gateway: MakerName, content: MakerContent, push: AppConfig['push'], name: string, ttl: number | null): string | null {
   const token = makerTokenPlaceholder;
   switch (gateway) {
     case 'hms': {
       const profile = push.hms?.profiles[name];
-      return profile === undefined ? null : hmsSendBody(buildHmsMessage(content, { intentHost: profile.intentHost, defaultTitle: profile.defaultTitle, category: profile.category }), [token], ttl);
+      return profile === undefined ? null : hmsSendBody(buildHmsMessage(content, profile), [token], ttl);
     }
     case 'honor': {
       const profile = push.honor?.profiles[name];
-      return profile === undefined ? null : honorSendBody(buildHonorMessage(content, { intentHost: profile.intentHost, defaultTitle: profile.defaultTitle, importance: profile.importance }), [token], ttl);
+      return profile === undefined ? null : honorSendBody(buildHonorMessage(content, profile), [token], ttl);
     }
     case 'xiaomi': {
       const profile = push.xiaomi?.profiles[name];
-      return profile === undefined ? null : xiaomiSendBody(buildXiaomiMessage(content, { packageName: profile.packageName, channelId: profile.channelId, defaultTitle: profile.defaultTitle, notifyType: profile.notifyType }), [token], ttl);
+      return profile === undefined ? null : xiaomiSendBody(buildXiaomiMessage(content, profile), [token], ttl);
     }
     case 'oppo': {
       const profile = push.oppo?.profiles[name];
-      return profile === undefined ? null : oppoMessages(buildOppoMessage(content, {
-              channelId: profile.channelId,
-              category: profile.category,
-              notifyLevel: profile.notifyLevel,
-              clickActionType: profile.clickActionType,
-              clickActionActivity: profile.clickActionActivity,
-              clickActionUrl: profile.clickActionUrl,
-              defaultTitle: profile.defaultTitle,
-            }), [token], ttl);
+      return profile === undefined ? null : oppoMessages(buildOppoMessage(content, profile), [token], ttl);
     }
     case 'vivo': {
       const profile = push.vivo?.profiles[name];
-      return profile === undefined ? null : vivoSendBody(buildVivoMessage(content, {
-              appId: profile.appId,
-              classification: profile.classification,
-              category: profile.category,
-              notifyType: profile.notifyType,
-              skipType: profile.skipType,
-              skipContent: profile.skipContent,
-              pushMode: profile.pushMode,
-              defaultTitle: profile.defaultTitle,
-            }), token, '<request id>', ttl);
+      return profile === undefined ? null : vivoSendBody(buildVivoMessage(content, profile), token, '<request id>', ttl);
     }
     case 'meizu': {
       const profile = push.meizu?.profiles[name];
-      return profile === undefined ? null : meizuMessageJson(buildMeizuMessage(content, { defaultTitle: profile.defaultTitle, noticeMsgType: profile.noticeMsgType }), ttl);
+      return profile === undefined ? null : meizuMessageJson(buildMeizuMessage(content, profile), ttl);
     }
   }
 }

@@ -8,9 +8,9 @@ import { deepMerge } from '../shared/deep-merge.ts';
 export interface HmsMessageSettings {
   /** Host of the click intent the hosted service's SDK listens on. */
   intentHost: string;
-  defaultTitle: string | undefined;
+  defaultTitle?: string | undefined;
   /** `android.category`, when the profile has one. */
-  category: string | undefined;
+  category?: string | undefined;
 }
 
 /** Longest message HMS takes (code 80300008), tokens aside. */

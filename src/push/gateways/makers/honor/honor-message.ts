@@ -8,9 +8,9 @@ import { deepMerge } from '../shared/deep-merge.ts';
 export interface HonorMessageSettings {
   /** Host of the click intent the hosted service's SDK listens on. */
   intentHost: string;
-  defaultTitle: string | undefined;
+  defaultTitle?: string | undefined;
   /** `android.notification.importance`, when the profile has one. */
-  importance: string | undefined;
+  importance?: string | undefined;
 }
 
 /** Longest message Herald sends to Honor, tokens aside: HMS's 4096 bytes (Honor publishes no figure; the hosted service held these makers to 4096). */

@@ -5,7 +5,7 @@ import { deepMerge } from '../shared/deep-merge.ts';
 
 /** What a profile decides of its messages. */
 export interface MeizuMessageSettings {
-  defaultTitle: string | undefined;
+  defaultTitle?: string | undefined;
   noticeMsgType: 0 | 1;
 }
 

@@ -4,13 +4,13 @@ import type { MakerContent } from '../../../payload/maker-content.ts';
 /** What a profile decides of its messages. */
 export interface OppoMessageSettings {
   /** `channel_id` when the push names no channel. */
-  channelId: string | undefined;
-  category: string | undefined;
-  notifyLevel: number | undefined;
+  channelId?: string | undefined;
+  category?: string | undefined;
+  notifyLevel?: number | undefined;
   clickActionType: number;
-  clickActionActivity: string | undefined;
-  clickActionUrl: string | undefined;
-  defaultTitle: string | undefined;
+  clickActionActivity?: string | undefined;
+  clickActionUrl?: string | undefined;
+  defaultTitle?: string | undefined;
 }
 
 /** Longest `action_parameters` OPPO takes, in characters. */

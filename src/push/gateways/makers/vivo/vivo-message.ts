@@ -5,12 +5,12 @@ import type { MakerContent } from '../../../payload/maker-content.ts';
 export interface VivoMessageSettings {
   appId: string;
   classification: number;
-  category: string | undefined;
+  category?: string | undefined;
   notifyType: number;
   skipType: number;
-  skipContent: string | undefined;
+  skipContent?: string | undefined;
   pushMode: number;
-  defaultTitle: string | undefined;
+  defaultTitle?: string | undefined;
 }
 
 /** Longest title and content in vivo's units: a CJK character counts two, any other one. */

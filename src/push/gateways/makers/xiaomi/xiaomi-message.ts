@@ -7,8 +7,8 @@ export interface XiaomiMessageSettings {
   /** `restricted_package_name`: the app the regIds belong to. */
   packageName: string;
   /** `extra.channel_id` when the push names no channel. */
-  channelId: string | undefined;
-  defaultTitle: string | undefined;
+  channelId?: string | undefined;
+  defaultTitle?: string | undefined;
   /** `notify_type` of notifications (-1: sound, vibration and lights). */
   notifyType: number;
 }
