@@ -1,18 +1,9 @@
 import type { DeviceKey, InstallationIndex, InstallationStamp } from '../core/ports/installation-store.ts';
 import type { StoredObject } from '../core/ports/object-store.ts';
+import { fnv1a } from '../core/fnv1a.ts';
 
 /** Shards per app unless configured; recorded in the store when it is created. */
 export const defaultInstallationShards = 64;
-
-/** FNV-1a (32 bit) of a string's UTF-16 code units: stable across processes and versions. */
-export function fnv1a(text: string): number {
-  let hash = 0x811c9dc5;
-  for (let index = 0; index < text.length; index += 1) {
-    hash ^= text.charCodeAt(index);
-    hash = Math.imul(hash, 0x01000193);
-  }
-  return hash >>> 0;
-}
 
 /** The shard of an installation among `shardCount`. */
 export function installationShard(objectId: string, shardCount: number): number {

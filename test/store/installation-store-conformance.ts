@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { PreconditionFailedError, ServiceUnavailableError } from '../../src/core/errors.ts';
 import type { InstallationStore } from '../../src/core/ports/installation-store.ts';
 import type { StoredObject } from '../../src/core/ports/object-store.ts';
-import { fnv1a, type IndexChoice } from '../../src/store/installation-shards.ts';
+import { fnv1a } from '../../src/core/fnv1a.ts';
+import type { IndexChoice } from '../../src/store/installation-shards.ts';
 import { conformanceShards, indexIds, newId, newInstallation, nextTime, readIndex, type PushDataContext } from './push-data-fixture.ts';
 import { duplicateField, newAppId } from './store-conformance-fixture.ts';
 

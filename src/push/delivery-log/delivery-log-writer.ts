@@ -3,7 +3,8 @@ import type { DeliveryEvent } from '../outcomes/delivery-event.ts';
 import type { DeliveryEvents, DeliverySlice } from '../outcomes/delivery-events.ts';
 import type { DeliveryLogPolicy } from './delivery-log-policy.ts';
 import { encodeEntries } from './entries-codec.ts';
-import { deliveryLogBucket, fnv1a, installationFilter, sampleDraw } from './installation-filter.ts';
+import { fnv1a } from '../../core/fnv1a.ts';
+import { deliveryLogBucket, installationFilter, sampleDraw } from './installation-filter.ts';
 
 export interface DeliveryLogWriterDeps {
   store: Pick<DeliveryLogStore, 'writeSlice'>;

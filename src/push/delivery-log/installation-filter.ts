@@ -1,3 +1,5 @@
+import { fnv1a } from '../../core/fnv1a.ts';
+
 /**
  * Installation buckets of the delivery log: an installation's entries are
  * found through the range rows of its bucket. The same hash as the
@@ -52,16 +54,6 @@ export function filterMayHold(filter: Buffer, id: string): boolean {
     position = (position + step) >>> 0;
   }
   return true;
-}
-
-/** FNV-1a (32 bit) of a string's UTF-16 code units, as the installation shards hash objectIds: stable across processes and versions. */
-export function fnv1a(text: string): number {
-  let hash = 0x811c9dc5;
-  for (let index = 0; index < text.length; index += 1) {
-    hash ^= text.charCodeAt(index);
-    hash = Math.imul(hash, 0x01000193);
-  }
-  return hash >>> 0;
 }
 
 /** MurmurHash3's finalizer: spreads every bit of the input over the output. */

@@ -1,6 +1,6 @@
 import type { types } from 'cassandra-driver';
 import type { UniqueKey } from '../../core/ports/object-store.ts';
-import { fnv1a } from '../installation-shards.ts';
+import { fnv1a } from '../../core/fnv1a.ts';
 
 /**
  * The claims of a class are spread over this many partitions of

@@ -1,7 +1,7 @@
 import type { types } from 'cassandra-driver';
 import type { StoredObject } from '../../core/ports/object-store.ts';
 import type { CqlSession, CqlStatement } from './cassandra-client.ts';
-import { fnv1a } from '../installation-shards.ts';
+import { fnv1a } from '../../core/fnv1a.ts';
 import { objectBuckets } from './cassandra-schema.ts';
 import { serialRead } from './consistency-levels.ts';
 
