@@ -2,26 +2,15 @@ import { describe, expect, it } from 'vitest';
 import { deliveryEventId, deliveryEventJson, eventOutcomeOf, tokenSuffixOf, type DeliveryEvent } from '../../../src/push/outcomes/delivery-event.ts';
 import { DeliveryEventSinks } from '../../../src/push/outcomes/delivery-event-sinks.ts';
 import type { DeliverySlice } from '../../../src/push/outcomes/delivery-events.ts';
+import { deliveryEvent } from './support/outcome-fixtures.ts';
 
-const event: DeliveryEvent = {
-  version: 1,
-  appId: 'shop',
-  pushId: 'p1',
+const event: DeliveryEvent = deliveryEvent(1, {
   sliceKey: 's3/0',
-  installation: 'inst1',
   tokenSuffix: 'a1b2c3d4',
-  platform: 'ios',
-  gateway: 'apns',
-  outcome: 'invalidToken',
-  reason: 'BadDeviceToken',
-  unregistered: false,
-  status: 400,
   messageId: '6f1c0000-0000-4000-8000-000000000001',
-  attempts: 1,
   latencyMs: 12.5,
   at: Date.UTC(2026, 10, 27, 12, 0, 0, 123),
-};
-
+});
 describe('the delivery event', () => {
   it('has a JSON form with every field and an ISO time', () => {
     expect(deliveryEventJson(event)).toEqual({ ...event, at: '2026-11-27T12:00:00.123Z' });
