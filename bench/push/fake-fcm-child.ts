@@ -1,6 +1,7 @@
 import { createPublicKey } from 'node:crypto';
 import { FakeFcm } from '../../test/support/gateways/fake-fcm.ts';
 import type { FakeFcmChildCommand, FakeFcmChildOptions, FakeFcmCounts } from './fake-fcm-process.ts';
+import { serveChildRpc } from '../../test/support/child-rpc.ts';
 
 /**
  * The child side of `FakeFcmProcess`: the test suite's fake FCM in count mode,
@@ -8,13 +9,7 @@ import type { FakeFcmChildCommand, FakeFcmChildOptions, FakeFcmCounts } from './
  */
 let fake: FakeFcm | undefined;
 
-process.on('message', (message: { id: number; command: FakeFcmChildCommand }) => {
-  void run(message.command).then(
-    (value) => process.send?.({ id: message.id, ok: true, value }),
-    (error: unknown) => process.send?.({ id: message.id, ok: false, error: error instanceof Error ? error.message : String(error) }),
-  );
-});
-process.on('disconnect', () => process.exit(0));
+serveChildRpc(run);
 
 async function run(command: FakeFcmChildCommand): Promise<unknown> {
   switch (command.type) {

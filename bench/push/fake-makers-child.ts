@@ -7,6 +7,7 @@ import { FakeXiaomi } from '../../test/support/gateways/fake-xiaomi.ts';
 import { hmsApps, honorApps, meizuApps, oppoApps, vivoApps, xiaomiApps } from '../../test/support/gateways/gateway-fixtures.ts';
 import type { DeliveryLog } from '../../test/support/gateways/delivery-log.ts';
 import type { FakeMakersChildCommand, FakeMakersCounts, MakerCounts, MakerEndpoints, MakerName } from './fake-makers-process.ts';
+import { serveChildRpc } from '../../test/support/child-rpc.ts';
 
 /**
  * The child side of `FakeMakersProcess`: the test suite's six phone-maker
@@ -24,13 +25,7 @@ interface Fakes {
 
 let fakes: Fakes | undefined;
 
-process.on('message', (message: { id: number; command: FakeMakersChildCommand }) => {
-  void run(message.command).then(
-    (value) => process.send?.({ id: message.id, ok: true, value }),
-    (error: unknown) => process.send?.({ id: message.id, ok: false, error: error instanceof Error ? error.message : String(error) }),
-  );
-});
-process.on('disconnect', () => process.exit(0));
+serveChildRpc(run);
 
 async function run(command: FakeMakersChildCommand): Promise<unknown> {
   switch (command.type) {

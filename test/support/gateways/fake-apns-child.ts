@@ -1,6 +1,7 @@
 import { createPublicKey } from 'node:crypto';
 import { FakeApns } from './fake-apns.ts';
-import type { FakeApnsCommand, FakeApnsCounts, FakeApnsReply, FakeApnsRequest } from './fake-apns-protocol.ts';
+import { serveChildRpc } from '../child-rpc.ts';
+import type { FakeApnsCommand, FakeApnsCounts } from './fake-apns-protocol.ts';
 
 /**
  * The child side of `FakeApnsProcess`: one fake APNs driven by IPC messages.
@@ -8,13 +9,7 @@ import type { FakeApnsCommand, FakeApnsCounts, FakeApnsReply, FakeApnsRequest } 
  */
 let fake: FakeApns | undefined;
 
-process.on('message', (message: FakeApnsRequest) => {
-  void run(message.command).then(
-    (value) => reply({ id: message.id, ok: true, value }),
-    (error: unknown) => reply({ id: message.id, ok: false, error: error instanceof Error ? error.message : String(error) }),
-  );
-});
-process.on('disconnect', () => process.exit(0));
+serveChildRpc(run);
 
 async function run(command: FakeApnsCommand): Promise<unknown> {
   if (command.type === 'start') {
@@ -65,8 +60,4 @@ function counts(running: FakeApns): FakeApnsCounts {
     stats: running.stats,
     cpu: { user: cpu.user, system: cpu.system },
   };
-}
-
-function reply(message: FakeApnsReply): void {
-  process.send?.(message);
 }

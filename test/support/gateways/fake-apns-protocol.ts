@@ -35,9 +35,3 @@ export type FakeApnsCommand =
   | { type: 'reset' }
   | { type: 'close' };
 
-export interface FakeApnsRequest {
-  id: number;
-  command: FakeApnsCommand;
-}
-
-export type FakeApnsReply = { id: number; ok: true; value: unknown } | { id: number; ok: false; error: string };
