@@ -74,7 +74,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg, tmpdir } from 'node:os';
+import { cpus, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { compileConfig } from '../src/config/load-config.ts';
@@ -94,6 +94,7 @@ import { runVendorBench } from './push/vendor-bench.ts';
 import { startStalledEndpoint } from './push/stalled-endpoint.ts';
 import { count, fail } from './bench-args.ts';
 import { gatewayTransportKinds, type GatewayTransportKind } from '../src/push/gateways/gateway-transport.ts';
+import { machineDescription } from './machine.ts';
 
 const { values } = parseArgs({
   options: {
@@ -238,7 +239,7 @@ async function main(): Promise<void> {
     const report = {
       bench: 'push',
       date: new Date().toISOString(),
-      machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model, node: process.version, loadAverageAtEnd: loadavg().map((load) => Math.round(load * 100) / 100) },
+      machine: machineDescription(),
       note: 'Herald, the fakes (each in its own process), h2load and the bench share this machine with other work; compare the ratio to the ceiling measured beside each run',
       store,
       devices,

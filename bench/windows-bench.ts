@@ -14,7 +14,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg, tmpdir } from 'node:os';
+import { cpus, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { compileConfig } from '../src/config/load-config.ts';
@@ -28,6 +28,7 @@ import { followBroadcast, type BroadcastResult } from './push/follow-broadcast.t
 import { seedInstallations } from './push/seed-installations.ts';
 import { windowSampler } from './push/window-sampler.ts';
 import { count, fail } from './bench-args.ts';
+import { machineDescription } from './machine.ts';
 
 const { values } = parseArgs({
   options: {
@@ -132,7 +133,7 @@ async function main(): Promise<void> {
     const report = {
       bench: 'windows',
       date: new Date().toISOString(),
-      machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model, node: process.version, loadAverageAtEnd: loadavg().map((load) => Math.round(load * 100) / 100) },
+      machine: machineDescription(),
       devicesPerPlatform: perPlatform,
       fcmLatencyMs,
       windows: { fixed, sized },

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg, tmpdir } from 'node:os';
+import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { compileConfig } from '../../src/config/load-config.ts';
 import type { RawConfig } from '../../src/config/schema.ts';
@@ -18,6 +18,7 @@ import { measuredRun, type RunProbe } from './measured-run.ts';
 import { runTable, runTableLegend, type PushRun } from './push-report.ts';
 import { seedInstallations, type Seeded } from './seed-installations.ts';
 import { median } from './push-report.ts';
+import { machineDescription } from '../machine.ts';
 
 /** The issue's limits: the log on keeps ≥ 0.9× the deliveries/s and ≤ 1.15× the CPU per delivery of the same run with it off. */
 export const deliveryLogLimits = { rate: 0.9, cpu: 1.15 } as const;
@@ -159,7 +160,7 @@ export async function runDeliveryLogCost(settings: DeliveryLogCostSettings): Pro
         bench: 'push --delivery-log-cost',
         setup: setup === 'embedded' ? 'SQLite, in-memory coordination and bus; every role in one process' : `Cassandra, Redis and Kafka; ${layout.join(', ')}`,
         date: new Date().toISOString(),
-        machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model, node: process.version, loadAverageAtEnd: loadavg().map((load) => Math.round(load * 100) / 100) },
+        machine: machineDescription(),
         note:
           'The same broadcast with the delivery log on (default settings, every success kept; with Kafka the outcome stream on too) and off (push.deliveryLog.enabled false, push.outcomeStream.enabled false), alternating in one run. ' +
           "Herald's CPU is summed over its processes from /proc/<pid>/stat; Cassandra's, Redis's and Kafka's own CPU is not counted. The machine is shared with other work",

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg, tmpdir } from 'node:os';
+import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { compileConfig } from '../../src/config/load-config.ts';
 import type { RawConfig } from '../../src/config/schema.ts';
@@ -19,6 +19,7 @@ import { runTable, runTableLegend, type PushRun } from './push-report.ts';
 import { seedInstallations, type Seeded } from './seed-installations.ts';
 import { sideBySide, summarize } from './side-by-side.ts';
 import { BreakdownProbe, breakdownTable, coreSecondRatio, type RunBreakdown } from './distributed-breakdown.ts';
+import { machineDescription } from '../machine.ts';
 
 export interface DistributedBenchSettings {
   devices: number;
@@ -156,7 +157,7 @@ export async function runDistributedBench(settings: DistributedBenchSettings): P
         distributed: `Cassandra, Redis and Kafka; ${summary.distributed.processes}${settings.outcomeStream === false ? '; no outcome stream' : ''}`,
       },
       date: new Date().toISOString(),
-      machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model, node: process.version, loadAverageAtEnd: loadavg().map((load) => Math.round(load * 100) / 100) },
+      machine: machineDescription(),
       note:
         'Herald, the fakes (each in its own process), h2load and the bench share this machine with other work; compare the ratio to the ceiling measured beside each run. ' +
         'Installations were seeded straight into each store, not through the API. Herald CPU is summed over all of a setup\'s processes from /proc/<pid>/stat; ' +

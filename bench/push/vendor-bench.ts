@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg, tmpdir } from 'node:os';
+import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { compileConfig } from '../../src/config/load-config.ts';
 import { benchBackends, type BenchStore } from './bench-backends.ts';
@@ -12,6 +12,7 @@ import { recordCounts } from './push-report.ts';
 import { seedInstallations } from './seed-installations.ts';
 import { followVendorBroadcast, vendorGateways, type VendorBroadcast } from './vendor-broadcast.ts';
 import { vendorProblems, vendorReport } from './vendor-report.ts';
+import { machineDescription } from '../machine.ts';
 
 export interface VendorBenchOptions {
   devices: number;
@@ -84,7 +85,7 @@ export async function runVendorBench(options: VendorBenchOptions): Promise<void>
     const report = {
       bench: 'push-android-vendors',
       date: new Date().toISOString(),
-      machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model, node: process.version, loadAverageAtEnd: loadavg().map((load) => Math.round(load * 100) / 100) },
+      machine: machineDescription(),
       note: 'Herald and the fakes (APNs, FCM and the six makers, three processes) share this machine with other work; the makers are fakes on loopback, so the figures are what Herald spends, not what the makers allow',
       store,
       devices,
