@@ -1,6 +1,7 @@
 import { reasonOf, type ReasonOf } from '../../delivery-reasons.ts';
 import { delivered, type DeliveryOutcome } from '../../delivery.ts';
 import { everyToken, type BatchVerdict } from '../maker.ts';
+import { codeMeaning } from '../shared/code-meaning.ts';
 
 /** What an HMS answer says: `{code, msg, requestId}`, its words as sent. */
 export interface HmsAnswer {
@@ -71,7 +72,7 @@ export function classifyHmsAnswer(answer: HmsAnswer, tokens: readonly string[], 
   if (code === '80000000') return everyToken(delivered);
   if (code === '80100000') return partialSuccess(answer.msg, tokens);
   if (code === '80300007') return everyToken({ kind: 'invalid-token', reason: 'Hms80300007', unregistered: tokens.length === 1 && proven });
-  const verdict = code === undefined ? undefined : verdictByCode[code];
+  const verdict = codeMeaning(verdictByCode, code);
   const reason = code === undefined ? undefined : reasonOf('hms', `Hms${code}`);
   if (verdict === 'auth') return { kind: 'auth-rejected', outcome: { kind: 'failed', reason: reason ?? 'Other' } };
   if (verdict === 'retry') return everyToken(retry(reason ?? 'Other', answer.retryAfterMs));

@@ -1,6 +1,7 @@
 import { reasonOf, type ReasonOf } from '../../delivery-reasons.ts';
 import { delivered, type DeliveryOutcome } from '../../delivery.ts';
 import { everyToken, type BatchVerdict } from '../maker.ts';
+import { codeMeaning } from '../shared/code-meaning.ts';
 
 /** What an Honor answer says: `{code, message, data: {sendResult, requestId, failTokens, expireTokens}}`, its words as sent. */
 export interface HonorAnswer {
@@ -78,7 +79,7 @@ export function classifyHonorAnswer(answer: HonorAnswer, tokens: readonly string
   const { code, status } = answer;
   if (code === '200') return perToken(answer, tokens);
   if (code === '80300007') return everyToken({ kind: 'invalid-token', reason: 'Honor80300007', unregistered: tokens.length === 1 && proven });
-  const verdict = code === undefined ? undefined : verdictByCode[code];
+  const verdict = codeMeaning(verdictByCode, code);
   const reason = code === undefined ? undefined : reasonOf('honor', `Honor${code}`);
   if (verdict === 'auth') return { kind: 'auth-rejected', outcome: { kind: 'failed', reason: reason ?? 'Other' } };
   if (verdict === 'retry') return everyToken(retry(reason ?? 'Other', answer.retryAfterMs));

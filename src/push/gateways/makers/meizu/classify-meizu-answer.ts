@@ -1,6 +1,7 @@
 import { reasonOf, type ReasonOf } from '../../delivery-reasons.ts';
 import { delivered, type DeliveryOutcome } from '../../delivery.ts';
 import { everyToken, type BatchVerdict } from '../maker.ts';
+import { codeMeaning } from '../shared/code-meaning.ts';
 
 /** What a Meizu answer says: `{code, message, value, msgId}`, its words as sent. */
 export interface MeizuAnswer {
@@ -100,7 +101,7 @@ export function classifyMeizuAnswer(answer: MeizuAnswer, pushIds: readonly strin
   if (code === '110002' || code === '110003') {
     return everyToken({ kind: 'invalid-token', reason: `Meizu${code}`, unregistered: pushIds.length === 1 && proven });
   }
-  const verdict = code === undefined ? undefined : verdictByCode[code];
+  const verdict = codeMeaning(verdictByCode, code);
   const reason = code === undefined ? undefined : reasonOf('meizu', `Meizu${code}`);
   if (verdict === 'quota') return { kind: 'quota-exhausted', word: reason ?? 'Other' };
   if (verdict === 'retry') return everyToken(retry(reason ?? 'Other', answer.retryAfterMs));
@@ -114,15 +115,14 @@ export function classifyMeizuAnswer(answer: MeizuAnswer, pushIds: readonly strin
 
 /** Codes of a 200's per-pushId map that Herald does not know (their pushIds count `Other`), for the log. */
 export function unknownMapCodes(answer: MeizuAnswer): string[] {
-  return answer.code === '200' ? Object.keys(answer.value).filter((mapCode) => !Object.hasOwn(outcomeByMapCode, mapCode)) : [];
+  return answer.code === '200' ? Object.keys(answer.value).filter((mapCode) => codeMeaning(outcomeByMapCode, mapCode) === undefined) : [];
 }
 
 function perPushId(value: Readonly<Record<string, readonly string[]>>, pushIds: readonly string[]): BatchVerdict {
   const sent = new Set(pushIds);
   const outcomes = new Map<string, DeliveryOutcome>();
   for (const [mapCode, ids] of Object.entries(value)) {
-    // Own keys only: a code such as "constructor" is no word of Meizu's.
-    const outcome = Object.hasOwn(outcomeByMapCode, mapCode) ? (outcomeByMapCode[mapCode] as DeliveryOutcome) : unknownMapCode;
+    const outcome = codeMeaning(outcomeByMapCode, mapCode) ?? unknownMapCode;
     for (const id of ids) if (sent.has(id)) outcomes.set(id, outcome);
   }
   return { kind: 'tokens', others: delivered, outcomes };

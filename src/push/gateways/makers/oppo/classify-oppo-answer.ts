@@ -1,6 +1,7 @@
 import { reasonOf, type ReasonOf } from '../../delivery-reasons.ts';
 import { delivered, type DeliveryOutcome } from '../../delivery.ts';
 import { everyToken, type BatchVerdict } from '../maker.ts';
+import { codeMeaning } from '../shared/code-meaning.ts';
 
 /** One message's result in a `unicast_batch` answer. */
 export interface OppoItemResult {
@@ -102,7 +103,7 @@ export function classifyOppoAnswer(answer: OppoAnswer, tokens: readonly string[]
   if (code === invalidRegistrationId) {
     return { verdict: everyToken({ kind: 'invalid-token', reason: 'OppoInvalidRegistrationId', unregistered: tokens.length === 1 && proven }), unknownWord: undefined };
   }
-  const verdict = code === undefined ? undefined : verdictByCode[code];
+  const verdict = codeMeaning(verdictByCode, code);
   if (verdict === 'quota') return { verdict: { kind: 'quota-exhausted', word: `Oppo${code}` }, unknownWord: undefined };
   if (verdict !== undefined && code !== undefined) {
     const reason = reasonFor(code);

@@ -1,6 +1,7 @@
 import { reasonOf, type ReasonOf } from '../../delivery-reasons.ts';
 import { delivered, type DeliveryOutcome } from '../../delivery.ts';
 import { everyToken, type BatchVerdict } from '../maker.ts';
+import { codeMeaning } from '../shared/code-meaning.ts';
 
 /** What a vivo answer says: `{result, desc, taskId, invalidUser | invalidUsers}`, its words as sent. */
 export interface VivoAnswer {
@@ -131,7 +132,7 @@ export function readVivoAnswer(status: number, body: Buffer, retryAfterMs?: numb
 export function classifyVivoAnswer(answer: VivoAnswer, tokens: readonly string[], proven: boolean): VivoReading {
   const { result, status } = answer;
   if (result === '0' && status === 200) return perUser(answer.invalidUsers, tokens, proven);
-  const verdict = result === undefined ? undefined : verdictByResult[result];
+  const verdict = codeMeaning(verdictByResult, result);
   if (verdict !== undefined && result !== undefined) {
     const reason = reasonOf('vivo', `Vivo${result}`);
     const read = (value: BatchVerdict): VivoReading => ({ verdict: value, unknownWord: undefined });

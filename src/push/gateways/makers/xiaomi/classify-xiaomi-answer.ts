@@ -1,6 +1,7 @@
 import { reasonOf, type ReasonOf } from '../../delivery-reasons.ts';
 import { delivered, type DeliveryOutcome } from '../../delivery.ts';
 import { everyToken, type BatchVerdict } from '../maker.ts';
+import { codeMeaning } from '../shared/code-meaning.ts';
 
 /** What a Mi Push answer says: `{result, code, reason, data: {bad_regids}}`, its words as sent. */
 export interface XiaomiAnswer {
@@ -102,7 +103,7 @@ export function readXiaomiAnswer(status: number, body: Buffer, retryAfterMs?: nu
 export function classifyXiaomiAnswer(answer: XiaomiAnswer, regIds: readonly string[], proven: boolean): BatchVerdict {
   const { code, status } = answer;
   if (code === '0') return success(answer.badRegIds, regIds, proven);
-  const verdict = code === undefined ? undefined : verdictByCode[code];
+  const verdict = codeMeaning(verdictByCode, code);
   const reason = code === undefined ? undefined : reasonOf('xiaomi', `Mi${code}`);
   switch (verdict) {
     case 'quota':
