@@ -91,7 +91,9 @@ describe("a push's failures and a device's outcomes, from the delivery log", () 
       expect(push.status).toBe(201);
       pushes.push(String(push.body.objectId));
       await eventually('the push delivered', () => c.fakes.fcm.deliveriesTo(token).length, (count) => count === pushes.length);
-      // The log orders by when each slice was written: a second apart.
+      // A slice writes its log entries after the gateway answers and before its counts: once the record is done the
+      // entry is written, at this clock. The log orders by when each slice was written: a second apart.
+      await eventually('the push to be done', () => c.h.request('GET', `/1.1/tables/Notifications/${push.body.objectId}`, { master: true }), (res) => res.body.status === 'done', { timeoutMs: 60_000 });
       c.clock.advance(1000);
     }
     const page = await eventually(
