@@ -35,11 +35,13 @@ interface LoggedEntry {
 }
 
 /** What each iOS device of the fleet is scripted to answer (Android devices are delivered). */
-function scriptOf(device: FleetDevice): 'badToken' | 'throttled' | 'unavailable' | 'delivered' {
+function scriptOf(device: FleetDevice): 'badToken' | 'unregistered' | 'throttled' | 'unavailable' | 'delivered' {
   if (device.platform !== 'ios') return 'delivered';
   switch (device.n % 16) {
     case 2:
       return 'badToken';
+    case 8:
+      return 'unregistered';
     case 4:
       return 'throttled';
     case 6:
@@ -89,6 +91,8 @@ describe('the delivery log of a push whose sender is killed mid-push', () => {
       // Enough answers for a redone slice to get the same ones as the first run.
       const script = scriptOf(device);
       if (script === 'badToken') apns.respondTo(device.address, Array.from({ length: 4 }, () => ({ status: 400, reason: 'BadDeviceToken' })));
+      // Its installation goes only once the slice is recorded: a slice redone after the kill still targets it.
+      if (script === 'unregistered') apns.respondTo(device.address, Array.from({ length: 4 }, () => ({ status: 410, reason: 'Unregistered' })));
       if (script === 'throttled') apns.respondTo(device.address, [{ status: 429, reason: 'TooManyRequests' }]);
       if (script === 'unavailable') apns.respondTo(device.address, [{ status: 503, reason: 'ServiceUnavailable' }]);
     }
@@ -131,7 +135,11 @@ describe('the delivery log of a push whose sender is killed mid-push', () => {
       const accepted = (device.platform === 'ios' ? delivered.apns : delivered.fcm).has(device.address);
       const script = scriptOf(device);
       const expected =
-        script === 'badToken' ? { outcome: 'invalidToken', reason: 'BadDeviceToken', status: 400 } : { outcome: 'delivered', reason: null, status: 200 };
+        script === 'badToken'
+          ? { outcome: 'invalidToken', reason: 'BadDeviceToken', status: 400 }
+          : script === 'unregistered'
+            ? { outcome: 'invalidToken', reason: 'Unregistered', status: 410 }
+            : { outcome: 'delivered', reason: null, status: 200 };
       const got = { outcome: entry.outcome, reason: entry.reason, status: entry.status };
       if (JSON.stringify(got) !== JSON.stringify(expected)) mismatches.push(`${device.n} (${script}): ${JSON.stringify(got)}, expected ${JSON.stringify(expected)}`);
       if (accepted !== (entry.outcome === 'delivered')) mismatches.push(`${device.n}: the fake ${accepted ? 'accepted' : 'did not accept'} it, the log says ${entry.outcome}`);
@@ -140,8 +148,18 @@ describe('the delivery log of a push whose sender is killed mid-push', () => {
 
     const devicesDelivered = delivered.apns.size + delivered.fcm.size;
     const badTokens = fleet.filter((device) => scriptOf(device) === 'badToken').length;
-    expect(devicesDelivered).toBe(deviceCount - badTokens);
-    expect(record.body).toMatchObject({ status: 'done', devices: deviceCount, successes: deviceCount - badTokens, invalidTokens: badTokens });
+    const unregistered = fleet.filter((device) => scriptOf(device) === 'unregistered').length;
+    expect(unregistered).toBeGreaterThan(100);
+    expect(devicesDelivered).toBe(deviceCount - badTokens - unregistered);
+    expect(record.body).toMatchObject({ status: 'done', devices: deviceCount, successes: deviceCount - badTokens - unregistered, invalidTokens: badTokens + unregistered });
+    // Every unregistered installation is gone once its slice was recorded, and no other one.
+    const left = await eventually(
+      'the unregistered installations removed',
+      async () => (await liveApi().request('GET', '/1.1/installations?count=1&limit=0', { master: true })).body.count,
+      (count) => count === deviceCount - unregistered,
+      { timeoutMs: 30_000 },
+    );
+    expect(left).toBe(deviceCount - unregistered);
     const retried = entries.filter((entry) => entry.attempts > 1).length;
     const duplicates = apns.log.duplicates + fcm.log.duplicates;
     process.stdout.write(

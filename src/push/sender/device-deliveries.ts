@@ -42,7 +42,20 @@ export interface SliceContext {
   tally: DeliveryTally;
   /** Each targeted device's final outcome, handed to the delivery log and the outcome stream when the slice ends; null when nothing takes them. */
   events?: SliceEvents | null;
+  /**
+   * Installations the gateway reported unregistered, removed once the slice
+   * is recorded (\`forgetUnregistered\`): a slice redone after its sender died
+   * still targets them, so its delivery log entries and counts stay whole.
+   * Absent, each is removed at once.
+   */
+  unregistered?: UnregisteredDevice[];
   signal: AbortSignal;
+}
+
+/** An installation whose token the gateway reported unregistered, and what it said. */
+export interface UnregisteredDevice {
+  installation: StoredObject;
+  outcome: Extract<DeliveryOutcome, { kind: 'invalid-token' }>;
 }
 
 /**
@@ -127,7 +140,14 @@ export class DeviceDeliveries {
     // An unregistered token is routine (the app was removed from the device): counted, and its installation goes, without a log line.
     if (outcome.unregistered) slice.tally.fail(gateway, 'invalid-token', outcome.reason);
     else this.#failed(slice, gateway, 'invalid-token', outcome.reason, outcome.cause);
-    if (outcome.unregistered && installation !== null) await this.#forget(slice.appId, installation, outcome);
+    if (!outcome.unregistered || installation === null) return;
+    if (slice.unregistered !== undefined) slice.unregistered.push({ installation, outcome });
+    else await this.#forget(slice.appId, installation, outcome);
+  }
+
+  /** Removes the installations a recorded slice found unregistered; one that fails to go is found unregistered by the next push. */
+  async forgetUnregistered(appId: string, devices: readonly UnregisteredDevice[]): Promise<void> {
+    for (const { installation, outcome } of devices) await this.#forget(appId, installation, outcome);
   }
 
   /** Counts a device not delivered by its reason and tells the failure log. */

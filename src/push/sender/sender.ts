@@ -17,7 +17,7 @@ import { androidRoute, type AndroidRoute } from '../gateways/makers/android-rout
 import type { DeliveryEvents } from '../outcomes/delivery-events.ts';
 import type { PushEnds } from '../outcomes/push-ends.ts';
 import { SliceEvents, type EventDevice } from '../outcomes/slice-events.ts';
-import type { DeviceDeliveries, SliceContext } from './device-deliveries.ts';
+import type { DeviceDeliveries, SliceContext, UnregisteredDevice } from './device-deliveries.ts';
 import { DeliveryTally } from './delivery-tally.ts';
 import { DeliveryWindow, WindowedSends } from './delivery-window.ts';
 import { WindowSizer, type WindowBounds } from './window-sizer.ts';
@@ -150,7 +150,8 @@ export class Sender {
     const tally = new DeliveryTally();
     const sink = this.#deps.events;
     const events = sink === undefined ? null : new SliceEvents({ appId, pushId, sliceKey: key }, this.#deps.clock);
-    const slice: SliceContext = { appId, pushId, spec: task.spec, prepared: this.#prepared.get(pushId, task.spec), counts, tally, events, signal };
+    const unregistered: UnregisteredDevice[] = [];
+    const slice: SliceContext = { appId, pushId, spec: task.spec, prepared: this.#prepared.get(pushId, task.spec), counts, tally, events, unregistered, signal };
     let end: SliceEnd;
     try {
       end =
@@ -166,6 +167,8 @@ export class Sender {
     // Before the counts: a slice reported done has its events recorded, and one that dies in between is redone and records them again.
     if (sink !== undefined && events !== null) await sink.record({ appId, pushId, sliceKey: key, endedAt: this.#deps.clock.now() }, events.events);
     await pushes.recordSlice(appId, pushId, { sliceKey: key, counts: counts.toCounts(), final: end.next === null, next: end.next });
+    // After the slice is recorded: one redone before this point still targets these devices (a sender dying here leaves them for the next push).
+    await this.#deps.deliveries.forgetUnregistered(appId, unregistered);
     if (end.next !== null) await this.#continue(task, end.next, false);
     else this.#deps.pushEnds?.mayHaveEnded(appId, pushId);
   }
