@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deviceToken } from '../../support/gateways/gateway-fixtures.ts';
+import { everyEntry, type Json } from '../support/delivery-entries.ts';
 import { dayMs, iosInstallation, startPushHerald, uniqueName, type PushHerald } from '../support/push-herald.ts';
 
-// Entries are untyped JSON on the wire.
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 let p: PushHerald;
 beforeAll(async () => {
@@ -16,23 +15,6 @@ afterAll(async () => {
 async function get(path: string, master = true): Promise<{ status: number; body: Json }> {
   const res = await p.h.request('GET', path, { master });
   return { status: res.status, body: res.body as Json };
-}
-
-/** Every entry of a listing, following its cursors `limit` at a time. */
-async function everyEntry(path: string, limit: number): Promise<{ entries: Json[]; pages: number }> {
-  const entries: Json[] = [];
-  let cursor: string | null = null;
-  let pages = 0;
-  do {
-    const separator = path.includes('?') ? '&' : '?';
-    const page = await get(`${path}${separator}limit=${limit}${cursor === null ? '' : `&cursor=${cursor}`}`);
-    expect(page.status, JSON.stringify(page.body)).toBe(200);
-    expect(page.body.results.length).toBeLessThanOrEqual(limit);
-    entries.push(...page.body.results);
-    cursor = page.body.nextCursor;
-    pages += 1;
-  } while (cursor !== null);
-  return { entries, pages };
 }
 
 interface Device {
@@ -89,7 +71,7 @@ describe("a push's delivery log", () => {
   });
 
   it('has exactly one final entry per targeted device, as the fake gateways saw it', async () => {
-    const { entries } = await everyEntry(`/1.1/notifications/${pushId}/deliveries`, 1000);
+    const { entries } = await everyEntry(p, `/1.1/notifications/${pushId}/deliveries`, 1000);
     expect(entries).toHaveLength(devices.length);
     const entryOf = (name: string): Json => {
       const found = entries.filter((entry) => entry.installation === byName(name).objectId);
@@ -137,24 +119,24 @@ describe("a push's delivery log", () => {
   });
 
   it('pages through the same entries with cursors, in a stable order', async () => {
-    const whole = await everyEntry(`/1.1/notifications/${pushId}/deliveries`, 1000);
-    const paged = await everyEntry(`/1.1/notifications/${pushId}/deliveries`, 5);
+    const whole = await everyEntry(p, `/1.1/notifications/${pushId}/deliveries`, 1000);
+    const paged = await everyEntry(p, `/1.1/notifications/${pushId}/deliveries`, 5);
     expect(paged.pages).toBeGreaterThanOrEqual(3);
     expect(paged.entries).toEqual(whole.entries);
-    const again = await everyEntry(`/1.1/notifications/${pushId}/deliveries`, 5);
+    const again = await everyEntry(p, `/1.1/notifications/${pushId}/deliveries`, 5);
     expect(again.entries).toEqual(paged.entries);
   });
 
   it('filters by outcome and by reason', async () => {
-    const failed = await everyEntry(`/1.1/notifications/${pushId}/deliveries?outcome=failed`, 2);
+    const failed = await everyEntry(p, `/1.1/notifications/${pushId}/deliveries?outcome=failed`, 2);
     expect(failed.entries.map((entry) => entry.reason).sort()).toEqual(['NoRegistrationId', 'ServiceUnavailable', 'UnsupportedVendor']);
-    const invalid = await everyEntry(`/1.1/notifications/${pushId}/deliveries?outcome=invalidToken`, 10);
+    const invalid = await everyEntry(p, `/1.1/notifications/${pushId}/deliveries?outcome=invalidToken`, 10);
     expect(invalid.entries.map((entry) => entry.reason).sort()).toEqual(['BadDeviceToken', 'UNREGISTERED', 'Unregistered']);
-    const notDelivered = await everyEntry(`/1.1/notifications/${pushId}/deliveries?outcome=failed,invalidToken`, 10);
+    const notDelivered = await everyEntry(p, `/1.1/notifications/${pushId}/deliveries?outcome=failed,invalidToken`, 10);
     expect(notDelivered.entries).toHaveLength(6);
-    const bad = await everyEntry(`/1.1/notifications/${pushId}/deliveries?reason=BadDeviceToken`, 10);
+    const bad = await everyEntry(p, `/1.1/notifications/${pushId}/deliveries?reason=BadDeviceToken`, 10);
     expect(bad.entries.map((entry) => entry.installation)).toEqual([byName('bad-token').objectId]);
-    const delivered = await everyEntry(`/1.1/notifications/${pushId}/deliveries?outcome=delivered`, 10);
+    const delivered = await everyEntry(p, `/1.1/notifications/${pushId}/deliveries?outcome=delivered`, 10);
     expect(delivered.entries).toHaveLength(6);
     expect(delivered.entries.every((entry) => entry.outcome === 'delivered' && entry.reason === null)).toBe(true);
   });
@@ -213,7 +195,7 @@ describe("an installation's deliveries", () => {
       // Slices are told apart by the time they were written.
       p.clock.advance(1000);
     }
-    const { entries, pages } = await everyEntry(`/1.1/installations/${objectId}/deliveries`, 2);
+    const { entries, pages } = await everyEntry(p, `/1.1/installations/${objectId}/deliveries`, 2);
     expect(pages).toBe(2);
     expect(entries.map((entry) => entry.pushId)).toEqual([...pushes].reverse());
     expect(entries.every((entry) => entry.installation === objectId && entry.outcome === 'delivered')).toBe(true);

@@ -3,6 +3,7 @@ import { flowControlBurst } from '../../../src/push/sender/flow-control-burst.ts
 import { deviceToken } from '../../support/gateways/gateway-fixtures.ts';
 import { iosInstallation, startPushHerald, uniqueName, type PushHerald } from '../support/push-herald.ts';
 import { watchSchedulerRounds } from '../support/scheduler-rounds.ts';
+import { everyEntry } from '../support/delivery-entries.ts';
 
 let p: PushHerald;
 beforeAll(async () => {
@@ -59,6 +60,10 @@ it('does not resend a delivery that timed out once the push has expired', async 
   const record = await p.settled(res.body.objectId);
   expect(p.fakes.apns.deliveriesTo(token)).toHaveLength(0);
   expect(record).toMatchObject({ devices: 1, successes: 0, errors: 1, errorReasons: { Expired: 1 } });
+  // The delivery log's one entry for it: failed, Expired, after the one request the gateway held.
+  const { entries } = await everyEntry(p, `/1.1/notifications/${res.body.objectId}/deliveries`);
+  expect(entries).toHaveLength(1);
+  expect(entries[0]).toMatchObject({ outcome: 'failed', reason: 'Expired', tokenSuffix: token.slice(-8), attempts: 1 });
 });
 
 it('sends nothing more of a paced push once it has expired', async () => {
@@ -77,4 +82,11 @@ it('sends nothing more of a paced push once it has expired', async () => {
   const record = await p.settled(res.body.objectId);
   expect(reached()).toBe(burst);
   expect(record).toMatchObject({ devices: 1500, successes: burst, errors: 1500 - burst, errorReasons: { Expired: 1500 - burst } });
+  // One entry a device: the burst delivered, every other one failed Expired without a send.
+  const { entries } = await everyEntry(p, `/1.1/notifications/${res.body.objectId}/deliveries`);
+  expect(new Set(entries.map((entry) => entry.tokenSuffix)).size).toBe(1500);
+  const delivered = entries.filter((entry) => entry.outcome === 'delivered');
+  const expired = entries.filter((entry) => entry.outcome === 'failed' && entry.reason === 'Expired' && entry.attempts === 0);
+  expect([delivered.length, expired.length]).toEqual([burst, 1500 - burst]);
+  expect(new Set(delivered.map((entry) => entry.tokenSuffix))).toEqual(new Set(devices.filter((n) => p.fakes.apns.log.countOf(deviceToken(n)) > 0).map((n) => deviceToken(n).slice(-8))));
 });
