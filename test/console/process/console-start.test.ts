@@ -41,6 +41,24 @@ describe('herald console-user', () => {
     expect(config.console.accounts[0]?.username).toBe('grace');
   });
 
+  it('prints the account as JSON for the chart\'s accounts file, or the hash alone for its Secret entry', async () => {
+    const json = await consoleUser(['ada', '--role', 'admin', '--apps', 'shop', '--format', 'json'], 'another-long-password\n');
+    expect(json.code).toBe(0);
+    const account = JSON.parse(json.stdout) as { username: string; passwordHash: string; role: string; apps: string[] };
+    expect(account).toMatchObject({ username: 'ada', role: 'admin', apps: ['shop'] });
+    expect(await verifyPassword(account.passwordHash, 'another-long-password')).toBe(true);
+    // The list the chart's console.accountsKey entry holds is the config's list of accounts.
+    const config = compileConfig({ apps: [{ id: 'shop', key: 'shop-app-key', masterKey: 'shop-master-key' }], console: { accounts: [account] } });
+    expect(config.console.accounts[0]).toMatchObject({ username: 'ada', role: 'admin' });
+    const hash = await consoleUser(['ada', '--format', 'hash'], 'another-long-password\n');
+    expect(hash.code).toBe(0);
+    expect(hash.stdout).toMatch(/^\$argon2id\$[^\s]+\n$/);
+    expect(await verifyPassword(hash.stdout.trim(), 'another-long-password')).toBe(true);
+    const unknown = await consoleUser(['ada', '--format', 'xml'], 'another-long-password\n');
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('--format is one of yaml, json, hash');
+  });
+
   it('refuses a short password, an unknown role, and a password given on the command line', async () => {
     expect((await consoleUser(['grace'], 'short\n')).stderr).toContain('at least 12 characters');
     expect((await consoleUser(['grace', '--role', 'root'], 'a-long-console-password\n')).code).toBe(2);
