@@ -56,6 +56,12 @@ export interface FailurePage {
   cursor: string | null;
 }
 
+/** A page of a device's outcomes, newest first, and the delivery log's cursor of the next (older) page, or null. */
+export interface DeviceHistory {
+  entries: DeliveryEntry[];
+  next: string | null;
+}
+
 /**
  * Where the push page gets failures and explanations: the console's port
  * onto delivery outcomes. `LogDeliveryInsight` answers from the delivery
@@ -68,6 +74,6 @@ export interface DeliveryInsight {
   failures(app: AppRuntime, push: Readonly<Record<string, unknown>>, page: FailurePage): Promise<FailureReport>;
   /** Why one device (installation objectId, iOS token, installationId or registrationId) did or did not get the push; null when the push is unknown. */
   explain(app: AppRuntime, pushId: string, device: string): Promise<DeviceExplanation | null>;
-  /** An installation's latest outcomes, newest first; null where no delivery log is kept. */
-  deviceHistory(app: AppRuntime, installationId: string, limit: number): Promise<DeliveryEntry[] | null>;
+  /** A page of an installation's outcomes, newest first, from `page.cursor` (null: the latest); null where no delivery log is kept. */
+  deviceHistory(app: AppRuntime, installationId: string, page: FailurePage): Promise<DeviceHistory | null>;
 }

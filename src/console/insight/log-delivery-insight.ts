@@ -7,7 +7,7 @@ import { listInstallationDeliveries } from '../../push/delivery-log/installation
 import { listPushDeliveries } from '../../push/delivery-log/push-deliveries.ts';
 import type { DeliveryEventJson } from '../../push/outcomes/delivery-event.ts';
 import { consoleCaller } from '../routes/console-context.ts';
-import type { DeliveryEntry, DeliveryInsight, DeviceExplanation, FailurePage, FailureReport, RuleCheck } from './delivery-insight.ts';
+import type { DeliveryEntry, DeliveryInsight, DeviceExplanation, DeviceHistory, FailurePage, FailureReport, RuleCheck } from './delivery-insight.ts';
 import { findInstallation } from './find-installation.ts';
 import { RecordDeliveryInsight } from './record-delivery-insight.ts';
 
@@ -43,10 +43,12 @@ export class LogDeliveryInsight implements DeliveryInsight {
     return { perDevice: true, byReason: counts.byReason, entries: listed.results.map(entryOf), next: listed.nextCursor, source: 'the delivery log' };
   }
 
-  async deviceHistory(app: AppRuntime, installationId: string, limit: number): Promise<DeliveryEntry[] | null> {
+  async deviceHistory(app: AppRuntime, installationId: string, page: FailurePage): Promise<DeviceHistory | null> {
     if (!this.#enabled) return null;
-    const listed = await listInstallationDeliveries(this.#deps, consoleCaller(app), installationId, { limit: String(limit) });
-    return listed.results.map(entryOf);
+    const params: Record<string, unknown> = { limit: String(page.limit) };
+    if (page.cursor !== null) params.cursor = page.cursor;
+    const listed = await listInstallationDeliveries(this.#deps, consoleCaller(app), installationId, params);
+    return { entries: listed.results.map(entryOf), next: listed.nextCursor };
   }
 
   async explain(app: AppRuntime, pushId: string, device: string): Promise<DeviceExplanation | null> {

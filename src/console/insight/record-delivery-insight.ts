@@ -11,7 +11,7 @@ import { normalIosToken } from '../../push/requests/device-target.ts';
 import type { PushSpec } from '../../push/push-spec.ts';
 import { matches } from '../../query/match.ts';
 import { parseWhere } from '../../query/parse-query.ts';
-import type { DeliveryEntry, DeliveryInsight, DeviceExplanation, FailurePage, FailureReport, RuleCheck } from './delivery-insight.ts';
+import type { DeliveryInsight, DeviceExplanation, DeviceHistory, FailurePage, FailureReport, RuleCheck } from './delivery-insight.ts';
 import { findInstallation } from './find-installation.ts';
 
 const dayMs = 24 * 60 * 60 * 1000;
@@ -43,7 +43,7 @@ export class RecordDeliveryInsight implements DeliveryInsight {
   }
 
   /** Not known from the record: null. */
-  deviceHistory(): Promise<DeliveryEntry[] | null> {
+  deviceHistory(): Promise<DeviceHistory | null> {
     return Promise.resolve(null);
   }
 

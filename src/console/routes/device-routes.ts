@@ -15,7 +15,7 @@ import { noticeText } from './notices.ts';
 
 /** Most devices one search shows. */
 const searchLimit = 50;
-/** Delivery-log entries a device's page shows, newest first. */
+/** Delivery-log entries a device's page shows at once, newest first; "Older outcomes" follows the log's cursor. */
 const historyLimit = 20;
 
 /**
@@ -67,11 +67,13 @@ export function deviceRoutes(ctx: ConsoleContext): Router {
     const objectId = String(req.params.objectId);
     if (!/^[A-Za-z0-9]{1,64}$/.test(objectId)) throw new HeraldError(ErrorCode.objectNotFound, 'No installation with this objectId.');
     const device = (await getInstallation(deps, consoleCaller(app), objectId)).body;
-    const history = await ctx.insight.deviceHistory(app, objectId, historyLimit);
+    // The delivery log's own cursor (opaque, checked by the log: a bad one is 400).
+    const cursor = typeof req.query.history === 'string' ? req.query.history.slice(0, 1024).trim() : '';
+    const history = await ctx.insight.deviceHistory(app, objectId, { limit: historyLimit, cursor: cursor === '' ? null : cursor });
     sendPage(res, 200, {
       title: 'Device',
       section: 'devices',
-      body: renderDevicePage({ appId: app.config.id, device, history, now: deps.clock.now(), idleDays, csrf: session.csrf, mayDelete: roleAllows(account.role, 'deleteDevice') }),
+      body: renderDevicePage({ appId: app.config.id, device, history, historyFrom: cursor, now: deps.clock.now(), idleDays, csrf: session.csrf, mayDelete: roleAllows(account.role, 'deleteDevice') }),
     });
   });
 

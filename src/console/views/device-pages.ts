@@ -1,5 +1,5 @@
 import { html, type SafeHtml } from '../../accounts/emails/html.ts';
-import type { DeliveryEntry } from '../insight/delivery-insight.ts';
+import type { DeviceHistory } from '../insight/delivery-insight.ts';
 import { appPath, csrfField, facts, table, textOf } from './layout.ts';
 
 type Json = Readonly<Record<string, unknown>>;
@@ -55,7 +55,9 @@ ${
 export interface DevicePageParts {
   appId: string;
   device: Json;
-  history: DeliveryEntry[] | null;
+  history: DeviceHistory | null;
+  /** The cursor this page of outcomes started at; empty for the latest. */
+  historyFrom: string;
   now: number;
   idleDays: number;
   csrf: string;
@@ -63,8 +65,9 @@ export interface DevicePageParts {
 }
 
 /** One installation: what it is, its channels, its activity, its last outcomes, and delete. */
-export function renderDevicePage({ appId, device, history, now, idleDays, csrf, mayDelete }: DevicePageParts): SafeHtml {
+export function renderDevicePage({ appId, device, history, historyFrom, now, idleDays, csrf, mayDelete }: DevicePageParts): SafeHtml {
   const user = device.user as Record<string, unknown> | undefined;
+  const devicePath = (query: Record<string, string>) => appPath(appId, `/devices/${String(device.objectId)}${Object.keys(query).length === 0 ? '' : `?${new URLSearchParams(query).toString()}`}`);
   return html`${facts([
     ['Installation', html`<code>${String(device.objectId)}</code>`],
     ['Type', textOf(device.deviceType)],
@@ -82,19 +85,26 @@ export function renderDevicePage({ appId, device, history, now, idleDays, csrf, 
   ])}
 <h2>Channels</h2>
 ${Array.isArray(device.channels) && device.channels.length > 0 ? html`<ul>${device.channels.map((channel) => html`<li><a href="${appPath(appId, `/devices?by=channel&q=${encodeURIComponent(String(channel))}`)}">${String(channel)}</a></li>`)}</ul>` : html`<p class="muted">No channel.</p>`}
-<h2>Last outcomes</h2>
+<h2 id="history">Last outcomes</h2>
 ${
   history === null
     ? html`<p class="hint">The delivery log is off (push.deliveryLog.enabled): a push's page still answers "why didn't this device get it?" with the rules.</p>`
-    : table(
-        'Latest outcomes of this device, newest first (the delivery log)',
+    : html`${table(
+        `${historyFrom === '' ? 'Latest' : 'Older'} outcomes of this device, newest first (the delivery log)`,
         ['When (UTC)', 'Push', 'Gateway', 'Outcome', 'Reason', 'Attempts'],
-        history.map(
+        history.entries.map(
           (entry) =>
             html`<tr><td>${entry.at ?? '–'}</td><td><a href="${appPath(appId, `/pushes/${entry.push}?device=${String(device.objectId)}`)}#why"><code>${entry.push}</code></a></td><td>${entry.gateway}</td><td>${entry.outcome}</td><td>${entry.reason === '' ? '–' : entry.reason}</td><td class="num">${entry.attempts}</td></tr>`,
         ),
-        { numeric: [5], empty: "The delivery log has no entry of this device within its retention (a delivered device is kept as the app's successes policy says)." },
-      )
+        {
+          numeric: [5],
+          empty: historyFrom === '' ? "The delivery log has no entry of this device within its retention (a delivered device is kept as the app's successes policy says)." : 'No older outcome.',
+        },
+      )}
+<nav class="pager" aria-label="Pages of outcomes">
+${historyFrom === '' ? null : html`<a href="${devicePath({})}#history">Latest outcomes</a>`}
+${history.next === null ? null : html`<a href="${devicePath({ history: history.next })}#history" rel="next">Older outcomes</a>`}
+</nav>`
 }
 ${
   mayDelete

@@ -106,4 +106,32 @@ describe("a push's failures and a device's outcomes, from the delivery log", () 
     const why = await viewer.get(main(`/pushes/${pushes[0]}?device=${device}`));
     expect(why.text).toMatch(/<strong>Delivered through fcm \(token …[a-z]{8}\) at [^<]+, after 1 attempt\.<\/strong>/);
   });
+  it("pages a device's outcomes 20 at a time, older ones behind \"Older outcomes\", and refuses a cursor the log did not make", async () => {
+    const token = `paged-${Date.now()}-${'p'.repeat(40)}`;
+    const device = await saveAndroid({ installationId: `paged-${Date.now()}`, registrationId: token, vendor: 'fcm' });
+    const pushes: string[] = [];
+    for (let n = 0; n < 23; n += 1) {
+      const push = await c.h.request('POST', '/1.1/push', { master: true, body: { where: { objectId: device }, data: { alert: `number ${n}` } } });
+      expect(push.status).toBe(201);
+      pushes.push(String(push.body.objectId));
+      await eventually('the push to be done', () => c.h.request('GET', `/1.1/tables/Notifications/${push.body.objectId}`, { master: true }), (res) => res.body.status === 'done', { timeoutMs: 60_000 });
+      c.clock.advance(1000);
+    }
+    const listed = (page: string) => [...page.matchAll(/\/pushes\/([A-Za-z0-9]+)\?device=/g)].map((match) => match[1] as string);
+    const olderLink = (page: string) => /<a href="([^"]+)#history" rel="next">Older outcomes<\/a>/.exec(page)?.[1]?.replaceAll('&amp;', '&').replace(/^\/console/, '') ?? null;
+    const first = await viewer.get(main(`/devices/${device}`));
+    expect(first.status).toBe(200);
+    const newest = [...pushes].reverse();
+    expect(listed(first.text)).toEqual(newest.slice(0, 20));
+    expect(first.text).not.toContain('Latest outcomes</a>');
+    const older = await viewer.get(olderLink(first.text) as string);
+    expect(older.status).toBe(200);
+    expect(listed(older.text)).toEqual(newest.slice(20));
+    expect(olderLink(older.text)).toBeNull();
+    expect(older.text).toContain('Latest outcomes</a>');
+    const forged = await viewer.get(main(`/devices/${device}?history=not-a-cursor`));
+    expect(forged.status).toBe(400);
+    expect(forged.text).toMatch(/cursor/);
+    expect(listed(forged.text)).toEqual([]);
+  });
 });
