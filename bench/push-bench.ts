@@ -48,9 +48,10 @@
  * result rows, the delivery log, the outcome stream, gateway clients, HTTP/2 —
  * in µs per delivery (bench/push/distributed-breakdown.ts); results get
  * `-breakdown`, since the profiler's cost is in their figures.
- * `--outcome-stream off` turns off the distributed setup's outcome stream (on
- * by default with Kafka; the embedded bus has none), to compare like with
- * like; results get `-no-outcome-stream`.
+ * `--outcome-stream on` turns on the distributed setup's outcome stream (off
+ * by default, as in Herald's config; the embedded bus has none); results get
+ * `-outcome-stream`. With `--delivery-log-cost`, the runs with the log on
+ * have the stream on too.
  *
  * `--delivery-log-cost` sends the broadcast with the delivery log on (default
  * settings, every success kept) and off, alternating in the same run, on the
@@ -137,7 +138,7 @@ if (distributed && values.store !== undefined) fail('--distributed compares the 
 if (!distributed && values.senders !== undefined) fail('--senders is for --distributed runs');
 if (!distributed && values.breakdown) fail('--breakdown is for --distributed runs');
 if (values['outcome-stream'] !== undefined && (!distributed || !['on', 'off'].includes(values['outcome-stream']))) fail('--outcome-stream takes on or off, with --distributed');
-const outcomeStream = values['outcome-stream'] !== 'off';
+const outcomeStream = values['outcome-stream'] === 'on';
 const store = (values.store ?? 'sqlite') as BenchStore;
 if (!benchStores.includes(store)) fail(`unknown store "${values.store}"; choose from: ${benchStores.join(', ')}`);
 const devices = count('devices', values.devices, 1);
@@ -185,7 +186,7 @@ const data = { alert: 'Your weekly summary is ready: 3 new messages and 2 update
 
 const outDir = join(resolve(import.meta.dirname, '..'), 'bench/results');
 // The default audience keeps the issue's name; other sizes get their own file, so a 1,000,000 run does not replace the 100,000 one.
-const resultName = `push-${distributed ? 'distributed' : store}${androidShare > 0 ? '-android' : ''}${devices === 100_000 ? '' : `-${devices}`}${gatewayLatencyMs === undefined ? '' : `-latency${gatewayLatencyMs}`}${engine.transport === 'http2-wrapper' ? '-http2-wrapper' : ''}${stalledEndpoint === undefined ? '' : '-webhook-stalled'}${outcomeStream ? '' : '-no-outcome-stream'}${values.breakdown ? '-breakdown' : ''}.json`;
+const resultName = `push-${distributed ? 'distributed' : store}${androidShare > 0 ? '-android' : ''}${devices === 100_000 ? '' : `-${devices}`}${gatewayLatencyMs === undefined ? '' : `-latency${gatewayLatencyMs}`}${engine.transport === 'http2-wrapper' ? '-http2-wrapper' : ''}${stalledEndpoint === undefined ? '' : '-webhook-stalled'}${outcomeStream ? '-outcome-stream' : ''}${values.breakdown ? '-breakdown' : ''}.json`;
 const out = (line: string): boolean => process.stdout.write(`${line}\n`);
 
 async function main(): Promise<void> {
@@ -271,7 +272,7 @@ async function main(): Promise<void> {
 }
 
 const bench = deliveryLogCost
-  ? runDeliveryLogCost({ devices, androidShare, distributed, senders, repeat, engine, ceiling: ceilingSettings, profileDir, heraldNodeOptions, data, outDir, out })
+  ? runDeliveryLogCost({ devices, androidShare, distributed, outcomeStream, senders, repeat, engine, ceiling: ceilingSettings, profileDir, heraldNodeOptions, data, outDir, out })
   : distributed
   ? runDistributedBench({ devices, androidShare, senders, repeat, engine, ceiling: ceilingSettings, profileDir, heraldNodeOptions, breakdown: values.breakdown, outcomeStream, data, outDir, resultName, out })
   : main();

@@ -10,7 +10,7 @@ import { BenchGateways } from './bench-gateways.ts';
 import type { BenchApp, BenchHerald } from './bench-herald.ts';
 import { floorSettings } from './client-floor.ts';
 import { deliveryProblems } from './delivery-check.ts';
-import { kafkaProbe } from './distributed-bench.ts';
+import { kafkaProbe, withOutcomeStream } from './distributed-bench.ts';
 import type { BroadcastResult } from './follow-broadcast.ts';
 import type { CeilingSettings } from './h2load-ceiling.ts';
 import { KafkaPath } from './kafka-path.ts';
@@ -28,6 +28,8 @@ export interface DeliveryLogCostSettings {
   androidShare: number;
   /** Also on Cassandra, Redis and Kafka, one process per role. */
   distributed: boolean;
+  /** The runs with the log on produce the outcome stream too (distributed only; off by default, as in Herald's config). */
+  outcomeStream: boolean;
   senders: number;
   repeat: number;
   engine: EngineSettings;
@@ -92,7 +94,7 @@ export async function runDeliveryLogCost(settings: DeliveryLogCostSettings): Pro
       dataDirs.push(dataDir);
       const backend = await benchBackends(setup === 'embedded' ? 'sqlite' : 'cassandra');
       backends.push(backend);
-      const on = benchConfig({ app, gateways, engine: settings.engine, dataDir, backends: backend });
+      const on = withOutcomeStream(benchConfig({ app, gateways, engine: settings.engine, dataDir, backends: backend }), setup === 'distributed' && settings.outcomeStream);
       raw[setup] = { on, off: { ...on, push: { ...on.push, deliveryLog: { enabled: false }, outcomeStream: { enabled: false } } } };
       seeded[setup] = await seedInstallations(compileConfig(on), app.id, { devices, androidShare });
       out(`${setup}: seeded ${devices.toLocaleString('en-US')} installations in ${seeded[setup].seconds.toFixed(1)} s`);
@@ -102,7 +104,7 @@ export async function runDeliveryLogCost(settings: DeliveryLogCostSettings): Pro
     if (distributedConfig !== null) kafka = await KafkaPath.open({ brokers: distributedConfig.bus.brokers ?? [], topicPrefix: distributedConfig.bus.topicPrefix });
     const push = compileConfig(raw.embedded.on).push;
     out(
-      `delivery log cost: ${devices.toLocaleString('en-US')} devices, log on (successes all) vs off, ${repeat} pair(s) per setup; ` +
+      `delivery log cost: ${devices.toLocaleString('en-US')} devices, log on (successes all${settings.outcomeStream ? '; with Kafka the outcome stream on too' : ''}) vs off, ${repeat} pair(s) per setup; ` +
         `slice ${push.sliceSize}, sender concurrency ${push.senderConcurrency}; ${cpus().length} cores, node ${process.version}`,
     );
 
@@ -155,14 +157,15 @@ export async function runDeliveryLogCost(settings: DeliveryLogCostSettings): Pro
 
     mkdirSync(settings.outDir, { recursive: true });
     for (const setup of setups) {
-      const resultName = `push-${setup === 'embedded' ? 'sqlite' : 'distributed'}-delivery-log${androidShare > 0 ? '-android' : ''}${devices === 100_000 ? '' : `-${devices}`}.json`;
+      const streamed = setup === 'distributed' && settings.outcomeStream;
+      const resultName = `push-${setup === 'embedded' ? 'sqlite' : 'distributed'}-delivery-log${streamed ? '-outcome-stream' : ''}${androidShare > 0 ? '-android' : ''}${devices === 100_000 ? '' : `-${devices}`}.json`;
       const report = {
         bench: 'push --delivery-log-cost',
         setup: setup === 'embedded' ? 'SQLite, in-memory coordination and bus; every role in one process' : `Cassandra, Redis and Kafka; ${layout.join(', ')}`,
         date: new Date().toISOString(),
         machine: machineDescription(),
         note:
-          'The same broadcast with the delivery log on (default settings, every success kept; with Kafka the outcome stream on too) and off (push.deliveryLog.enabled false, push.outcomeStream.enabled false), alternating in one run. ' +
+          `The same broadcast with the delivery log on (default settings, every success kept; ${streamed ? 'the outcome stream on too' : 'no outcome stream, as by default'}) and off (push.deliveryLog.enabled false, push.outcomeStream.enabled false), alternating in one run. ` +
           "Herald's CPU is summed over its processes from /proc/<pid>/stat; Cassandra's, Redis's and Kafka's own CPU is not counted. The machine is shared with other work",
         devices,
         seeded: seeded[setup],

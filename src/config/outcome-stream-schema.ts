@@ -9,8 +9,10 @@ export const outcomeStreamSchema = z
   .object({
     enabled: z
       .boolean()
-      .optional()
-      .describe('produce every delivery event on <prefix>push.outcomes; default on when the bus is Kafka (the embedded bus has no outside reader: use webhooks)'),
+      .default(false)
+      .describe(
+        'produce every delivery event on <prefix>push.outcomes (Kafka only; the embedded bus has no outside reader: use webhooks). Off by default: a topic nobody reads would cost the senders about as much CPU as the delivery log',
+      ),
     maxPendingEvents: z
       .number()
       .int()

@@ -313,7 +313,7 @@ export const envVariables = {
   HERALD_PUSH_REQUEST_PARTITIONS: { path: ['bus', 'topics', 'pushRequests'], type: 'int', help: 'partitions of the push.requests topic when it is created' },
   HERALD_PUSH_TASK_PARTITIONS: { path: ['bus', 'topics', 'pushTasks'], type: 'int', help: 'partitions of the push.tasks topic when it is created' },
   HERALD_PUSH_OUTCOME_PARTITIONS: { path: ['bus', 'topics', 'pushOutcomes'], type: 'int', help: 'partitions of the push.outcomes topic (the outcome stream) when it is created' },
-  HERALD_OUTCOME_STREAM: { path: ['push', 'outcomeStream', 'enabled'], type: 'bool', help: 'produce delivery events on push.outcomes (default true when the bus is Kafka)' },
+  HERALD_OUTCOME_STREAM: { path: ['push', 'outcomeStream', 'enabled'], type: 'bool', help: 'produce delivery events on push.outcomes, with Kafka (default false)' },
   HERALD_APP_ID: { path: ['app', 'id'], type: 'string', help: 'id of the single app' },
   HERALD_APP_KEY: { path: ['app', 'key'], type: 'string', help: 'app key of the single app' },
   HERALD_MASTER_KEY: { path: ['app', 'masterKey'], type: 'string', help: 'master key of the single app' },

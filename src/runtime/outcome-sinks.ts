@@ -15,15 +15,15 @@ export interface OutcomeSinks {
 }
 
 /**
- * The outcome stream (`push.outcomeStream.enabled`, on by default when the
- * bus is Kafka; docs/outcome-stream.md) and the webhooks' delivery events
+ * The outcome stream (`push.outcomeStream.enabled`, off by default, and only
+ * on Kafka; docs/delivery-log.md) and the webhooks' delivery events
  * (docs/webhooks.md), each only when it has somewhere to go.
  */
 export function outcomeSinksOf(runtime: Pick<Runtime, 'config' | 'bus' | 'topics' | 'metrics' | 'clock' | 'webhooks'>, logger: Logger): OutcomeSinks {
   const { config } = runtime;
   const sinks: DeliveryEvents[] = [];
   const kafka = config.bus.kind === 'kafka';
-  const wanted = config.push.outcomeStream.enabled ?? kafka;
+  const wanted = config.push.outcomeStream.enabled;
   if (wanted && !kafka) logger.warn('push.outcomeStream.enabled is set but the bus is not Kafka: the embedded bus has no outside reader, so no stream is produced (use webhooks)');
   const stream =
     wanted && kafka

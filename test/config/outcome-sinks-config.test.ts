@@ -61,10 +61,10 @@ describe('webhook endpoints in the config', () => {
 });
 
 describe('the outcome stream in the config', () => {
-  it('is on by default when the bus is Kafka, with its own partitions, and can be turned off', () => {
+  it('is off by default, also with Kafka, has its own partitions, and is turned on by HERALD_OUTCOME_STREAM', () => {
     const kafka = load({ HERALD_KAFKA_BROKERS: 'k1:9092' });
-    expect(kafka.push.outcomeStream).toEqual({ maxPendingEvents: 50_000, maxWaitMs: 1000, maxBatchEvents: 2000 });
+    expect(kafka.push.outcomeStream).toEqual({ enabled: false, maxPendingEvents: 50_000, maxWaitMs: 1000, maxBatchEvents: 2000 });
     expect(kafka.bus.topics.pushOutcomes).toBe(12);
-    expect(load({ HERALD_KAFKA_BROKERS: 'k1:9092', HERALD_OUTCOME_STREAM: 'false', HERALD_PUSH_OUTCOME_PARTITIONS: '48' })).toMatchObject({ push: { outcomeStream: { enabled: false } }, bus: { topics: { pushOutcomes: 48 } } });
+    expect(load({ HERALD_KAFKA_BROKERS: 'k1:9092', HERALD_OUTCOME_STREAM: 'true', HERALD_PUSH_OUTCOME_PARTITIONS: '48' })).toMatchObject({ push: { outcomeStream: { enabled: true } }, bus: { topics: { pushOutcomes: 48 } } });
   });
 });

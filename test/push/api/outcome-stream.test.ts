@@ -7,38 +7,39 @@ import { withDeadline } from '../../support/with-deadline.ts';
 import { startPushHerald, uniqueName, type PushHerald } from '../support/push-herald.ts';
 
 /*
- * The outcome stream (docs/outcome-stream.md): on Kafka every targeted
- * device's final outcome is a message of <prefix>push.outcomes, keyed by its
- * installation; on the embedded bus there is no stream (webhooks carry the
- * events there).
+ * The outcome stream (docs/delivery-log.md): turned on
+ * (`push.outcomeStream.enabled`), on Kafka every targeted device's final
+ * outcome is a message of <prefix>push.outcomes, keyed by its installation;
+ * on the embedded bus there is no stream (webhooks carry the events there).
+ * It is off by default.
  */
 
 let p: PushHerald;
 beforeAll(async () => {
-  p = await startPushHerald();
+  p = await startPushHerald({ engine: { outcomeStream: { enabled: true } } });
 });
 afterAll(async () => {
   await p?.close();
 });
 
-async function produced(): Promise<number> {
-  const text = await (await fetch(`${p.h.baseUrl}/metrics`)).text();
+async function produced(herald: PushHerald = p): Promise<number> {
+  const text = await (await fetch(`${herald.h.baseUrl}/metrics`)).text();
   return Number(/^herald_outcome_stream_events_produced_total (\S+)$/m.exec(text)?.[1] ?? 'NaN');
 }
 
 /** A push to a fresh channel of three devices: delivered, BadDeviceToken, and no registrationId. */
-async function pushToThree(): Promise<{ pushId: string; ids: string[] }> {
+async function pushToThree(herald: PushHerald = p): Promise<{ pushId: string; ids: string[] }> {
   const channel = uniqueName('stream');
-  p.fakes.apns.respondTo(deviceToken(811), [{ status: 400, reason: 'BadDeviceToken' }]);
+  herald.fakes.apns.respondTo(deviceToken(811), [{ status: 400, reason: 'BadDeviceToken' }]);
   const ids = [
-    await p.saveInstallation({ deviceType: 'ios', deviceToken: deviceToken(810), channels: [channel] }),
-    await p.saveInstallation({ deviceType: 'ios', deviceToken: deviceToken(811), channels: [channel] }),
-    await p.saveInstallation({ deviceType: 'android', installationId: uniqueName('i'), vendor: 'fcm', channels: [channel] }),
+    await herald.saveInstallation({ deviceType: 'ios', deviceToken: deviceToken(810), channels: [channel] }),
+    await herald.saveInstallation({ deviceType: 'ios', deviceToken: deviceToken(811), channels: [channel] }),
+    await herald.saveInstallation({ deviceType: 'android', installationId: uniqueName('i'), vendor: 'fcm', channels: [channel] }),
   ];
-  const res = await p.send({ channels: [channel], data: { alert: 'Streamed' } });
+  const res = await herald.send({ channels: [channel], data: { alert: 'Streamed' } });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   const pushId = res.body.objectId as string;
-  await p.settled(pushId);
+  await herald.settled(pushId);
   return { pushId, ids };
 }
 
@@ -76,8 +77,21 @@ describe.runIf(testBackends() === 'distributed')('the outcome stream on Kafka', 
 });
 
 describe.runIf(testBackends() === 'embedded')('the outcome stream on the embedded bus', () => {
-  it('is not produced: there is no Kafka topic for a team to read', async () => {
+  it('is not produced, even turned on: there is no Kafka topic for a team to read', async () => {
     await pushToThree();
     expect(await produced()).toBe(0);
+  });
+});
+
+describe('the outcome stream by default', () => {
+  it('is off, also on Kafka: a push makes no message', async () => {
+    const plain = await startPushHerald();
+    try {
+      await pushToThree(plain);
+      expect(await produced(plain)).toBe(0);
+      expect(plain.h.herald.runtime.config.push.outcomeStream.enabled).toBe(false);
+    } finally {
+      await plain.close();
+    }
   });
 });
