@@ -4,16 +4,26 @@ import { join, resolve } from 'node:path';
 import type { Page } from 'playwright-core';
 import { expect } from 'vitest';
 
-const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+export const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 /** Where screenshots go for a reviewer to look at: git-ignored, never committed. */
 export const artifactsDir = resolve(import.meta.dirname, '../../../test-artifacts/console');
 
-interface AxeViolation {
+export interface AxeViolation {
   id: string;
   impact: string | null;
   help: string;
-  nodes: { target: string[] }[];
+  nodes: string[];
+}
+
+/** A page expression that runs axe-core (once `axeSource` has been evaluated) and answers its violations, each with its nodes' selectors. */
+export const axeRunExpression =
+  "globalThis.axe.run(globalThis.document, { resultTypes: ['violations'] }).then(function (result) { return result.violations.map(function (v) { return { id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map(function (n) { return n.target.join(' '); }) }; }); })";
+
+/** Expects no serious or critical violation among axe-core's answers for page `name`. */
+export function expectNoGraveViolation(violations: readonly AxeViolation[], name: string): void {
+  const grave = violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical');
+  expect(grave, `${name}: ${JSON.stringify(grave, null, 2)}`).toEqual([]);
 }
 
 /**
@@ -23,13 +33,7 @@ interface AxeViolation {
  */
 export async function expectAccessible(page: Page, name: string): Promise<void> {
   await page.evaluate(axeSource);
-  const violations = await page.evaluate(async () => {
-    const axe = (globalThis as unknown as { axe: { run(context: unknown, options: unknown): Promise<{ violations: AxeViolation[] }> } }).axe;
-    const result = await axe.run(globalThis, { resultTypes: ['violations'] });
-    return result.violations.map((violation) => ({ id: violation.id, impact: violation.impact, help: violation.help, nodes: violation.nodes.map((node) => node.target.join(' ')) }));
-  });
-  const grave = violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical');
-  expect(grave, `${name}: ${JSON.stringify(grave, null, 2)}`).toEqual([]);
+  expectNoGraveViolation(await page.evaluate<AxeViolation[]>(axeRunExpression), name);
 }
 
 /** A full-page screenshot under test-artifacts/console/. */
