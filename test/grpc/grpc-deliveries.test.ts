@@ -8,6 +8,9 @@ import { maxFailuresPerMessage } from '../../src/grpc/watch-push.ts';
 import { masterMetadata, readStream, type PushClient } from './support/grpc-clients.ts';
 import { startGrpcPushHerald, type GrpcPushHerald } from './support/grpc-push-herald.ts';
 
+/** An unregistered token's installation goes once its slice is recorded, a moment after the push record reads done. */
+const removal = { timeout: 10_000, message: 'the installation removed' };
+
 // Messages and REST bodies are untyped on the wire.
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -88,7 +91,7 @@ describe('ListDeliveries', () => {
 
   it("lists an installation's entries, also once the installation is gone", async () => {
     const gone = objectIds.unregistered as string;
-    expect((await p.h.request('GET', `/1.1/installations/${gone}`, { master: true })).status).toBe(404);
+    await expect.poll(async () => (await p.h.request('GET', `/1.1/installations/${gone}`, { master: true })).status, removal).toBe(404);
     const page = await client.call('ListDeliveries', { installation: gone });
     expect(page.results).toEqual([expect.objectContaining({ push_id: pushId, installation: gone, outcome: 'invalidToken', reason: 'Unregistered', unregistered: true })]);
     expect(page.next_cursor).toBeUndefined();

@@ -2,6 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hmsApps, oppoApps } from '../../support/gateways/gateway-fixtures.ts';
 import { dayMs, hmsInstallation, startPushHerald, uniqueName, type PushHerald } from '../support/push-herald.ts';
 
+/** An unregistered token's installation goes once its slice is recorded, a moment after the push record reads done. */
+const removal = { timeout: 10_000, message: 'the installation removed' };
+
 /*
  * POST /1.1/push/devices with a vendor names devices by registrationId. Like
  * an iOS token, an id an installation holds is that device: its activity,
@@ -57,13 +60,13 @@ describe('/1.1/push/devices with a vendor, for registrationIds installations hol
     const hmsDevice = await p.saveInstallation({ deviceType: 'android', installationId: uniqueName('i'), registrationId: hmsToken, vendor: 'HMS' });
     p.fakes.hms.invalidate(hmsToken);
     expect(await pushToDevices({ vendor: 'HMS', device_ids: [hmsToken] })).toMatchObject({ devices: 1, invalidTokens: 1, errorReasons: { Hms80300007: 1 } });
-    expect(await installationExists(hmsDevice)).toBe(false);
+    await expect.poll(() => installationExists(hmsDevice), removal).toBe(false);
 
     const fcmToken = `fcm-${uniqueName('gone')}`;
     const fcmDevice = await p.saveInstallation({ deviceType: 'android', installationId: uniqueName('i'), registrationId: fcmToken, vendor: 'fcm' });
     p.fakes.fcm.respondTo(fcmToken, [{ errorCode: 'UNREGISTERED' }]);
     expect(await pushToDevices({ vendor: 'fcm', device_ids: [fcmToken] })).toMatchObject({ devices: 1, invalidTokens: 1, errorReasons: { UNREGISTERED: 1 } });
-    expect(await installationExists(fcmDevice)).toBe(false);
+    await expect.poll(() => installationExists(fcmDevice), removal).toBe(false);
   });
 
   it('takes the last saved of the installations holding the id, and none of another maker\'s', async () => {
