@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { installationRemoval as removal } from '../push/support/installation-removal.ts';
 import { status } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { installationShard } from '../../src/store/installation-shards.ts';
@@ -7,9 +8,6 @@ import { iosInstallation, uniqueName, type PushHerald } from '../push/support/pu
 import { maxFailuresPerMessage } from '../../src/grpc/watch-push.ts';
 import { masterMetadata, readStream, type PushClient } from './support/grpc-clients.ts';
 import { startGrpcPushHerald, type GrpcPushHerald } from './support/grpc-push-herald.ts';
-
-/** An unregistered token's installation goes once its slice is recorded, a moment after the push record reads done. */
-const removal = { timeout: 10_000, message: 'the installation removed' };
 
 // Messages and REST bodies are untyped on the wire.
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any

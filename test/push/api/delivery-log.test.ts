@@ -1,11 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { installationRemoval as removal } from '../support/installation-removal.ts';
 import { deviceToken } from '../../support/gateways/gateway-fixtures.ts';
 import { everyEntry, type Json } from '../support/delivery-entries.ts';
 import { dayMs, iosInstallation, startPushHerald, uniqueName, type PushHerald } from '../support/push-herald.ts';
-
-/** An unregistered token's installation goes once its slice is recorded, a moment after the push record reads done. */
-const removal = { timeout: 10_000, message: 'the installation removed' };
-
 
 let p: PushHerald;
 beforeAll(async () => {

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { installationRemoval as removal } from '../support/installation-removal.ts';
 import type { StoredObject } from '../../../src/core/ports/object-store.ts';
 import { meizuSign } from '../../../src/push/gateways/makers/meizu/meizu-sign.ts';
 import { meizuApps } from '../../support/gateways/gateway-fixtures.ts';
@@ -6,9 +7,6 @@ import { secretFile } from '../../support/push-gateways.ts';
 import type { TestHerald } from '../../support/test-herald.ts';
 import { metricValue } from '../support/engine-idle.ts';
 import { androidInstallation, dayMs, iosInstallation, startPushHerald, uniqueName, type PushHerald } from '../support/push-herald.ts';
-
-/** An unregistered token's installation goes once its slice is recorded, a moment after the push record reads done. */
-const removal = { timeout: 10_000, message: 'the installation removed' };
 
 let p: PushHerald;
 beforeAll(async () => {

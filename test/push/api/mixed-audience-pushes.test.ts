@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { installationRemoval as removal } from '../support/installation-removal.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StoredObject } from '../../../src/core/ports/object-store.ts';
 import { meizuApps } from '../../support/gateways/gateway-fixtures.ts';
@@ -6,9 +7,6 @@ import type { PushGatewayFakes } from '../../support/push-gateways.ts';
 import type { TestHerald } from '../../support/test-herald.ts';
 import { metricValue } from '../support/engine-idle.ts';
 import { androidInstallation, iosInstallation, startPushHerald, uniqueName, type PushHerald } from '../support/push-herald.ts';
-
-/** An unregistered token's installation goes once its slice is recorded, a moment after the push record reads done. */
-const removal = { timeout: 10_000, message: 'the installation removed' };
 
 /*
  * Issue 29's "done means": one push to iOS, FCM and every phone maker's

@@ -1,9 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { installationRemoval as removal } from '../support/installation-removal.ts';
 import { hmsApps, oppoApps } from '../../support/gateways/gateway-fixtures.ts';
 import { dayMs, hmsInstallation, startPushHerald, uniqueName, type PushHerald } from '../support/push-herald.ts';
-
-/** An unregistered token's installation goes once its slice is recorded, a moment after the push record reads done. */
-const removal = { timeout: 10_000, message: 'the installation removed' };
 
 /*
  * POST /1.1/push/devices with a vendor names devices by registrationId. Like

@@ -1,13 +1,11 @@
 import { createHash } from 'node:crypto';
+import { installationRemoval as removal } from '../support/installation-removal.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StoredObject } from '../../../src/core/ports/object-store.ts';
 import { vivoApps } from '../../support/gateways/gateway-fixtures.ts';
 import type { TestHerald } from '../../support/test-herald.ts';
 import { metricValue } from '../support/engine-idle.ts';
 import { androidInstallation, dayMs, iosInstallation, startPushHerald, uniqueName, type PushHerald } from '../support/push-herald.ts';
-
-/** An unregistered token's installation goes once its slice is recorded, a moment after the push record reads done. */
-const removal = { timeout: 10_000, message: 'the installation removed' };
 
 let p: PushHerald;
 beforeAll(async () => {
