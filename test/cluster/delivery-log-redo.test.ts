@@ -17,8 +17,14 @@ const settings: ClusterSettings = {
   sessionTimeoutMs: 6000,
   retry: { maxAttempts: 4, baseDelayMs: 100, maxDelayMs: 500 },
 };
-/** Every answer of the fakes comes this late, so the push is still under way when a sender is killed. */
-const answerDelayMs = 150;
+/**
+ * Every answer of the fakes comes this late, so that the push is still under
+ * way when a sender is killed, and takes longer than its expiry: the devices
+ * it has not reached by then are expired. The slices the killed sender held
+ * are redone about 6 s after the kill, well before.
+ */
+const answerDelayMs = 2000;
+const expirySeconds = 20;
 
 const markerPattern = /"marker":"([A-Za-z0-9]{1,16})"/;
 const tagger: DeliveryTagger = (body) => markerPattern.exec(body.toString('latin1'))?.[1];
@@ -51,13 +57,31 @@ function scriptOf(device: FleetDevice): 'badToken' | 'unregistered' | 'throttled
   }
 }
 
+/** The log entry a device's last answer from the fakes calls for; undefined: no request of the push reached the fakes. */
+function expectedEntry(lastAnswer: number | 'stalled' | undefined): Pick<LoggedEntry, 'outcome' | 'reason'> & { status?: number } {
+  switch (lastAnswer) {
+    case 200:
+      return { outcome: 'delivered', reason: null, status: 200 };
+    case 400:
+      return { outcome: 'invalidToken', reason: 'BadDeviceToken', status: 400 };
+    case 410:
+      return { outcome: 'invalidToken', reason: 'Unregistered', status: 410 };
+    default:
+      // Not sent before the push expired, or answered 429/503 and expired before the resend.
+      return { outcome: 'failed', reason: 'Expired' };
+  }
+}
+
 /**
  * The delivery log stays exact when a sender is SIGKILLed in the middle of a
- * push and its slices are redone by the other one: after the push reads
- * done, the log lists exactly one entry per targeted device — a redone slice
- * replaces its entries, it does not add to them — and each entry's outcome,
- * reason and status are what the fake gateways answered that device last.
- * Runs on the production shape (PushCluster: Cassandra, Redis, Kafka).
+ * push and its slices are redone by the other one, and the push expires
+ * before it has reached every device: after the push reads done, the log
+ * lists exactly one entry per targeted device — a redone slice replaces its
+ * entries, it does not add to them — and each entry's outcome, reason and
+ * status are what the fake gateways answered that device last, `Expired`
+ * for each device no request reached before the expiry (and for a 429 or
+ * 503 whose resend came after it). Runs on the production shape
+ * (PushCluster: Cassandra, Redis, Kafka).
  */
 describe('the delivery log of a push whose sender is killed mid-push', () => {
   let cluster: PushCluster;
@@ -98,7 +122,10 @@ describe('the delivery log of a push whose sender is killed mid-push', () => {
     }
 
     const marker = `redo${randomBytes(4).toString('hex')}`;
-    const sent = await cluster.api('api-1').push({ where: {}, data: { alert: `Everyone ${marker}`, marker }, notification_id: marker });
+    const acceptedAt = performance.now();
+    const sent = await cluster
+      .api('api-1')
+      .push({ where: {}, data: { alert: `Everyone ${marker}`, marker }, notification_id: marker, expiration_interval: expirySeconds });
     expect(sent.status, JSON.stringify(sent.body)).toBe(201);
 
     const reached = () => apns.log.deliveriesTagged(marker).size + fcm.log.deliveriesTagged(marker).size;
@@ -109,10 +136,14 @@ describe('the delivery log of a push whose sender is killed mid-push', () => {
     });
     await cluster.kill('sender-1');
     const reachedAtKill = reached();
+    const killedAfter = performance.now() - acceptedAt;
+    const answeredAtKill = new Map([...apns.log.lastAnswersTagged(marker), ...fcm.log.lastAnswersTagged(marker)]);
     expect(reachedAtKill).toBeLessThan(deviceCount);
 
     const record = await settledRecord(marker, { api: liveApi, fakes: cluster.fakes, timeoutMs: 180_000 });
     cluster.assertRunning();
+    const doneAfter = performance.now() - acceptedAt;
+    process.stdout.write(`delivery-log-redo timeline: killed ${(killedAfter / 1000).toFixed(1)} s, done ${(doneAfter / 1000).toFixed(1)} s after acceptance\n`);
 
     const entries = await listDeliveries(liveApi(), marker);
     const perDevice = new Map<string, LoggedEntry[]>();
@@ -125,37 +156,50 @@ describe('the delivery log of a push whose sender is killed mid-push', () => {
     expect(entries.length).toBe(deviceCount);
 
     const delivered = { apns: apns.log.deliveriesTagged(marker), fcm: fcm.log.deliveriesTagged(marker) };
+    const lastAnswers = new Map([...apns.log.lastAnswersTagged(marker), ...fcm.log.lastAnswersTagged(marker)]);
     const mismatches: string[] = [];
+    // A device the killed sender reached, in a slice redone after the expiry: the redo cannot know, and logs it Expired (docs/delivery-log.md).
+    const expiredOnRedo: string[] = [];
     for (const device of fleet) {
       const entry = perDevice.get(device.address.slice(-8))?.[0];
       if (entry === undefined) {
         mismatches.push(`${device.n}: no entry`);
         continue;
       }
+      const lastAnswer = lastAnswers.get(device.address);
       const accepted = (device.platform === 'ios' ? delivered.apns : delivered.fcm).has(device.address);
-      const script = scriptOf(device);
-      const expected =
-        script === 'badToken'
-          ? { outcome: 'invalidToken', reason: 'BadDeviceToken', status: 400 }
-          : script === 'unregistered'
-            ? { outcome: 'invalidToken', reason: 'Unregistered', status: 410 }
-            : { outcome: 'delivered', reason: null, status: 200 };
-      const got = { outcome: entry.outcome, reason: entry.reason, status: entry.status };
-      if (JSON.stringify(got) !== JSON.stringify(expected)) mismatches.push(`${device.n} (${script}): ${JSON.stringify(got)}, expected ${JSON.stringify(expected)}`);
+      const expected = expectedEntry(lastAnswer);
+      const got = { outcome: entry.outcome, reason: entry.reason, ...(expected.status === undefined ? {} : { status: entry.status }) };
+      if (JSON.stringify(got) !== JSON.stringify(expected)) {
+        const beforeKill = lastAnswer !== undefined && answeredAtKill.get(device.address) === lastAnswer;
+        if (beforeKill && entry.outcome === 'failed' && entry.reason === 'Expired' && entry.attempts === 0) expiredOnRedo.push(`${device.n} (${String(lastAnswer)})`);
+        else mismatches.push(`${device.n} (${scriptOf(device)}, last answer ${String(lastAnswer)}): ${JSON.stringify(got)}, expected ${JSON.stringify(expected)}`);
+        continue;
+      }
+      if (lastAnswer === undefined && entry.attempts !== 0) mismatches.push(`${device.n}: no request reached the fakes, the log says ${entry.attempts} attempts`);
       if (accepted !== (entry.outcome === 'delivered')) mismatches.push(`${device.n}: the fake ${accepted ? 'accepted' : 'did not accept'} it, the log says ${entry.outcome}`);
     }
     expect(mismatches.slice(0, 20), `${mismatches.length} entries differ from the fakes`).toEqual([]);
 
-    const devicesDelivered = delivered.apns.size + delivered.fcm.size;
-    const badTokens = fleet.filter((device) => scriptOf(device) === 'badToken').length;
-    const unregistered = fleet.filter((device) => scriptOf(device) === 'unregistered').length;
-    expect(unregistered).toBeGreaterThan(100);
-    expect(devicesDelivered).toBe(deviceCount - badTokens - unregistered);
-    expect(record.body).toMatchObject({ status: 'done', devices: deviceCount, successes: deviceCount - badTokens - unregistered, invalidTokens: badTokens + unregistered });
-    // Every unregistered installation is gone once its slice was recorded, and a bad token's (not unregistered) is kept:
-    // each read by its objectId from its log entry, one partition a read.
-    const idsOf = (script: ReturnType<typeof scriptOf>) =>
-      fleet.filter((device) => scriptOf(device) === script).map((device) => perDevice.get(device.address.slice(-8))?.[0]?.installation ?? `missing-${device.n}`);
+    const count = (outcome: string, reason?: string) => entries.filter((entry) => entry.outcome === outcome && (reason === undefined || entry.reason === reason)).length;
+    const expired = count('failed', 'Expired');
+    // The push was paced past its expiry: some devices were reached and some expired, of each kind.
+    expect(expired, 'devices the push expired before reaching').toBeGreaterThan(100);
+    expect(count('delivered'), 'devices delivered before the expiry').toBeGreaterThan(reachedAtKill);
+    expect(count('invalidToken', 'Unregistered'), 'unregistered devices answered before the expiry').toBeGreaterThan(20);
+    expect(count('invalidToken', 'BadDeviceToken'), 'bad tokens answered before the expiry').toBeGreaterThan(20);
+    expect(count('failed')).toBe(expired);
+    expect(record.body).toMatchObject({
+      status: 'done',
+      devices: deviceCount,
+      successes: count('delivered'),
+      invalidTokens: count('invalidToken'),
+      errors: expired,
+      errorReasons: expect.objectContaining({ Expired: expired }),
+    });
+    // Every installation answered 410 Unregistered is gone once its slice was recorded, and a bad token's (not unregistered) is kept,
+    // as is an unregistered device's the push expired before reaching: each read by its objectId from its log entry, one partition a read.
+    const idsOf = (outcome: string, reason: string) => entries.filter((entry) => entry.outcome === outcome && entry.reason === reason).map((entry) => entry.installation ?? 'missing');
     const stored = async (ids: string[]): Promise<number> => {
       let found = 0;
       for (let at = 0; at < ids.length; at += 25) {
@@ -164,15 +208,20 @@ describe('the delivery log of a push whose sender is killed mid-push', () => {
       }
       return found;
     };
-    const unregisteredIds = idsOf('unregistered');
+    const unregisteredIds = idsOf('invalidToken', 'Unregistered');
     await eventually('the unregistered installations removed', () => stored(unregisteredIds), (left) => left === 0, { timeoutMs: 60_000, intervalMs: 500 });
-    const badTokenIds = idsOf('badToken');
+    const badTokenIds = idsOf('invalidToken', 'BadDeviceToken');
     expect(await stored(badTokenIds), 'installations of bad tokens, which stay').toBe(badTokenIds.length);
+    const expiredUnregistered = fleet
+      .filter((device) => scriptOf(device) === 'unregistered' && perDevice.get(device.address.slice(-8))?.[0]?.reason === 'Expired')
+      .map((device) => perDevice.get(device.address.slice(-8))?.[0]?.installation ?? 'missing');
+    expect(await stored(expiredUnregistered), 'installations of unregistered tokens the push expired before reaching, which stay').toBe(expiredUnregistered.length);
     const retried = entries.filter((entry) => entry.attempts > 1).length;
     const duplicates = apns.log.duplicates + fcm.log.duplicates;
     process.stdout.write(
-      `delivery-log-redo: killed sender-1 after ${reachedAtKill} of ${deviceCount} devices; ${duplicates} deliveries made twice by a redone slice; ` +
-        `${entries.length} entries, ${retried} after a retried 429 or 503\n`,
+      `delivery-log-redo: killed sender-1 ${(killedAfter / 1000).toFixed(1)} s after acceptance, after ${reachedAtKill} of ${deviceCount} devices; done after ${(doneAfter / 1000).toFixed(1)} s; ${duplicates} deliveries made twice by a redone slice; ` +
+        `${entries.length} entries, ${retried} after a retried 429 or 503, ${expired} expired; ` +
+        `${expiredOnRedo.length} reached by the killed sender and logged Expired by a redo after the expiry${expiredOnRedo.length === 0 ? '' : ` (${expiredOnRedo.slice(0, 10).join(', ')})`}\n`,
     );
   }, 400_000);
 });

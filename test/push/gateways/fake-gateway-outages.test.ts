@@ -75,6 +75,9 @@ describe('a fake APNs going away on every session', () => {
     expect(Object.fromEntries(apns.log.deliveriesTagged('push-a'))).toEqual({ [deviceToken(1)]: 2, [deviceToken(2)]: 1 });
     expect(Object.fromEntries(apns.log.deliveriesTagged('push-b'))).toEqual({ [deviceToken(1)]: 1 });
     expect(apns.log.deliveriesTagged('push-c').size).toBe(0);
+    // The last answer per push and token, refusals included.
+    expect(Object.fromEntries(apns.log.lastAnswersTagged('push-a'))).toEqual({ [deviceToken(1)]: 200, [deviceToken(2)]: 200, [deviceToken(3)]: 410 });
+    expect(apns.log.lastAnswersTagged('push-c').size).toBe(0);
   });
 });
 
@@ -108,5 +111,9 @@ describe('a fake FCM out of service', () => {
     fcm.setDefaultAnswer({ status: 200 });
     expect(await client.send({ body: fcmMessage('device-a', { data: { marker: 'push-a' } }) })).toEqual({ kind: 'delivered' });
     expect(Object.fromEntries(fcm.log.deliveriesTagged('push-a'))).toEqual({ 'device-a': 1 });
+    expect(Object.fromEntries(fcm.log.lastAnswersTagged('push-a'))).toEqual({ 'device-a': 200 });
+    fcm.setDefaultAnswer({ errorCode: 'UNREGISTERED' });
+    await client.send({ body: fcmMessage('device-a', { data: { marker: 'push-a' } }) });
+    expect(Object.fromEntries(fcm.log.lastAnswersTagged('push-a'))).toEqual({ 'device-a': 404 });
   });
 });

@@ -27,6 +27,7 @@ export class DeliveryLog<R extends { token: string; status: number | 'stalled' }
   readonly requests: R[] = [];
   #counts = new Map<string, number>();
   #tagged = new Map<string, Map<string, number>>();
+  #lastTagged = new Map<string, Map<string, number | 'stalled'>>();
   #requestCount = 0;
   #deliveryCount = 0;
   #duplicates = 0;
@@ -36,10 +37,19 @@ export class DeliveryLog<R extends { token: string; status: number | 'stalled' }
     this.mode = mode;
   }
 
-  /** Notes one request; `record` is only built by callers in full mode; `tag` names the push of an accepted one. */
-  add(token: string, accepted: boolean, record: R | undefined, tag?: string): void {
+  /**
+   * Notes one request; `record` is only built by callers in full mode; `tag`
+   * names the push of the request (counted per push when accepted); with
+   * `status`, the status is kept as the token's last answer for that push.
+   */
+  add(token: string, accepted: boolean, record: R | undefined, tag?: string, status?: number | 'stalled'): void {
     this.#requestCount++;
     if (record !== undefined) this.requests.push(record);
+    if (tag !== undefined && status !== undefined) {
+      let last = this.#lastTagged.get(tag);
+      if (last === undefined) this.#lastTagged.set(tag, (last = new Map()));
+      last.set(token, status);
+    }
     if (accepted) {
       this.#deliveryCount++;
       const before = this.#counts.get(token) ?? 0;
@@ -77,6 +87,11 @@ export class DeliveryLog<R extends { token: string; status: number | 'stalled' }
     return this.#tagged.get(tag) ?? new Map();
   }
 
+  /** The status of the last request of the push tagged `tag` to each token it reached (fakes that pass `status` to `add`), in either mode. */
+  lastAnswersTagged(tag: string): ReadonlyMap<string, number | 'stalled'> {
+    return this.#lastTagged.get(tag) ?? new Map();
+  }
+
   get requestCount(): number {
     return this.#requestCount;
   }
@@ -108,6 +123,7 @@ export class DeliveryLog<R extends { token: string; status: number | 'stalled' }
     this.requests.length = 0;
     this.#counts = new Map();
     this.#tagged = new Map();
+    this.#lastTagged = new Map();
     this.#requestCount = 0;
     this.#deliveryCount = 0;
     this.#duplicates = 0;

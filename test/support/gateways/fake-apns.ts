@@ -54,7 +54,7 @@ export interface FakeApnsOptions {
   maxConcurrentStreams?: number;
   /** `count` keeps only counts per token (benchmarks); default full. */
   record?: RecordMode;
-  /** Names the push of each accepted payload, for counts per push and token (`log.deliveriesTagged`). */
+  /** Names the push of each payload, for counts of accepted ones per push and token (`log.deliveriesTagged`) and last answers (`log.lastAnswersTagged`). */
   tagger?: DeliveryTagger;
   /** Judges provider token age; default the system clock. */
   clock?: Clock;
@@ -348,7 +348,7 @@ export class FakeApns {
   ): void {
     const record = this.log.mode === 'full' ? this.#record(token, headers, payload, state, apnsId, status, reason) : undefined;
     const accepted = status === 200;
-    this.log.add(token, accepted, record, accepted ? this.#options.tagger?.(payload) : undefined);
+    this.log.add(token, accepted, record, this.#options.tagger?.(payload), status);
   }
 
   #nextAnswer(token: string): ApnsAnswer {

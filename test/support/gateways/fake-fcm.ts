@@ -79,7 +79,7 @@ export interface FakeFcmOptions {
   accessTokenTtlSeconds?: number;
   clock?: Clock;
   record?: RecordMode;
-  /** Names the push of each accepted send body, for counts per push and token (`log.deliveriesTagged`). */
+  /** Names the push of each send body, for counts of accepted ones per push and token (`log.deliveriesTagged`) and last answers (`log.lastAnswersTagged`). */
   tagger?: DeliveryTagger;
   port?: number;
   /**
@@ -423,7 +423,7 @@ export class FakeFcm {
           }
         : undefined;
     const accepted = status === 200;
-    this.log.add(token, accepted, record, accepted ? this.#options.tagger?.(body) : undefined);
+    this.log.add(token, accepted, record, this.#options.tagger?.(body), status);
 
     if ('stall' in answer) return;
     const respond = (): void => {
