@@ -21,6 +21,8 @@ export function checkTokenRequest(request: TokenRequest): void {
   if (!Number.isSafeInteger(burst) || burst < 1) throw new RangeError(`burst must be a whole number of at least 1, got ${burst}`);
   if (!Number.isSafeInteger(requested) || requested < 1) throw new RangeError(`requested must be a whole number of at least 1, got ${requested}`);
   if (!Number.isFinite(now)) throw new RangeError(`now must be a time in milliseconds, got ${now}`);
+  const returned = request.returned ?? 0;
+  if (!Number.isSafeInteger(returned) || returned < 0) throw new RangeError(`returned must be a whole number of at least 0, got ${returned}`);
 }
 
 export function checkAttemptLimit(limit: AttemptLimit): void {

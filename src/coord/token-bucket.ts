@@ -9,8 +9,9 @@ export interface BucketState {
 }
 
 /**
- * One take from a bucket: refill for the time since `updatedAt`, grant what is
- * there, and say when the rest will be. `redis/scripts/token-bucket-1.lua` is
+ * One take from a bucket: refill for the time since `updatedAt`, put back
+ * what the caller returns (up to the burst), grant what is there, and say
+ * when the rest will be. `redis/scripts/token-bucket-1.lua` is
  * the same arithmetic; keep the two in step.
  */
 export function takeFromBucket(state: BucketState | undefined, request: TokenRequest): { state: BucketState; grant: TokenGrant } {
@@ -22,6 +23,7 @@ export function takeFromBucket(state: BucketState | undefined, request: TokenReq
     tokens = Math.min(burst, tokens + ((now - updatedAt) * ratePerSecond) / 1000);
     updatedAt = now;
   }
+  if (request.returned !== undefined && request.returned > 0) tokens = Math.min(burst, tokens + request.returned);
   const granted = Math.min(requested, Math.floor(tokens));
   tokens -= granted;
   let retryAfterMs = 0;

@@ -52,6 +52,17 @@ export function describeTokenBucketConformance(name: string, make: () => Promise
       expect(await take(1, start + 600)).toEqual({ granted: 1, retryAfterMs: 0 });
     });
 
+    it('takes back tokens a caller returns, and holds no more than the burst for them', async () => {
+      await take(burst, start);
+      // Six of the ten could not be spent in time: given back, they are there for the next take, this one's included.
+      expect(await buckets.takeTokens(key, { ratePerSecond: rate, burst, requested: 4, now: start, returned: 6 })).toEqual({ granted: 4, retryAfterMs: 0 });
+      expect(await take(3, start)).toEqual({ granted: 2, retryAfterMs: 100 });
+      // A bucket refilled to nearly full keeps only what fits.
+      expect(await buckets.takeTokens(key, { ratePerSecond: rate, burst, requested: 1, now: start + 900, returned: 8 })).toEqual({ granted: 1, retryAfterMs: 0 });
+      expect(await take(burst + 5, start + 900)).toEqual({ granted: burst - 1, retryAfterMs: 600 });
+      await expect(buckets.takeTokens(key, { ratePerSecond: rate, burst, requested: 1, now: start, returned: -1 })).rejects.toThrow(RangeError);
+    });
+
     it('never holds more than the burst, and grants at most the burst to a larger request', async () => {
       await take(burst, start);
       expect(await take(25, start + 60_000)).toEqual({ granted: burst, retryAfterMs: 1000 });

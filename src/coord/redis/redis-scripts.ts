@@ -69,7 +69,7 @@ export class RedisScripts {
 
   async tokenBucket(key: string, request: TokenRequest): Promise<TokenGrant> {
     const { ratePerSecond, burst, requested, now } = request;
-    const reply = await this.#run('tokenBucket', key, ratePerSecond, burst, requested, now);
+    const reply = await this.#run('tokenBucket', key, ratePerSecond, burst, requested, now, request.returned ?? 0);
     if (Array.isArray(reply) && reply.length === 2) {
       const granted: unknown = reply[0];
       const retryAfterMs: unknown = reply[1];

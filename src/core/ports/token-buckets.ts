@@ -8,6 +8,12 @@ export interface TokenRequest {
   requested: number;
   /** The caller's clock reading, in milliseconds. */
   now: number;
+  /**
+   * Tokens of an earlier grant the caller gives back unspent (it could not
+   * send on them in time), put back before this take: never above `burst`,
+   * so a bucket holds no more than it would have. A whole number; absent: 0.
+   */
+  returned?: number;
 }
 
 /** What a bucket gave. */

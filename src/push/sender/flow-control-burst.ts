@@ -11,3 +11,12 @@
 export function flowControlBurst(ratePerSecond: number): number {
   return Math.max(1, Math.ceil(ratePerSecond / 20));
 }
+
+/**
+ * How long after asking for them a sender may still spend `flow_control`
+ * tokens: the 50 ms the burst leaves of SPEC-NOTES' 1.1 × (see
+ * `flowControlBurst`). Tokens not spent by then (the sender waited for its
+ * gateway's window, or did not run) are given back with its next take and
+ * asked for again, rather than sent late beside the next grant's.
+ */
+export const staleGrantMs = 50;

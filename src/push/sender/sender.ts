@@ -21,7 +21,7 @@ import type { DeviceDeliveries, SliceContext, UnregisteredDevice } from './devic
 import { DeliveryTally } from './delivery-tally.ts';
 import { DeliveryWindow, WindowedSends } from './delivery-window.ts';
 import { WindowSizer, type WindowBounds } from './window-sizer.ts';
-import { flowControlBurst } from './flow-control-burst.ts';
+import { flowControlBurst, staleGrantMs } from './flow-control-burst.ts';
 import { PreparedPushes } from './prepared-pushes.ts';
 import type { SenderMetrics } from './sender-metrics.ts';
 import { SliceCounts } from './slice-counts.ts';
@@ -257,8 +257,12 @@ export class Sender {
    * one bucket per push shared by every sender on every node. A slice waits
    * at most `maxPaceWaitMs` in all; then it stops handing out deliveries, so
    * that no partition is held for long; so too when the bucket cannot be read
-   * after some deliveries went out. Answers how many targets were sent to (in
-   * order); they are counted, and the rest is left to the next slice.
+   * after some deliveries went out. A grant is spent within `staleGrantMs` of
+   * asking for it or not at all: what is left of it then (the sender waited
+   * for its gateway's window, or did not run) goes back with the next take,
+   * so that sends held up do not bunch with the next grant's. Answers how
+   * many targets were sent to (in order); they are counted, and the rest is
+   * left to the next slice.
    */
   async #deliver(task: PushTaskMessage, slice: SliceContext, targets: Target[]): Promise<number> {
     const expiresAt = task.spec.expiresAt;
@@ -273,10 +277,17 @@ export class Sender {
     // On the process's monotonic timer, not the engine clock: this bounds how long the handler holds its
     // partition, which the bus counts in real time (a Kafka member fetches again only when its batches are done).
     const deadline = performance.now() + (this.#deps.maxPaceWaitMs ?? 2000);
+    let returned = 0;
     handing: while (handed < targets.length && !slice.signal.aborted) {
       let granted: number;
+      let askedAt = Number.POSITIVE_INFINITY;
       try {
-        granted = rate === null ? targets.length - handed : await this.#tokens(task, rate, targets.length - handed, deadline);
+        if (rate === null) {
+          granted = targets.length - handed;
+        } else {
+          ({ granted, askedAt } = await this.#tokens(task, rate, targets.length - handed, deadline, returned));
+          returned = 0;
+        }
       } catch (error) {
         // Nothing handed out yet: the slice fails whole and is offered again, with nothing sent twice.
         if (handed === 0) throw error;
@@ -296,6 +307,11 @@ export class Sender {
             window.release();
             break handing;
           }
+        }
+        if (performance.now() - askedAt > staleGrantMs) {
+          window.release();
+          returned = end - handed;
+          continue handing;
         }
         sends.add(window, this.#send(slice, target));
       }
@@ -321,19 +337,30 @@ export class Sender {
   }
 
   /**
-   * Tokens for up to `wanted` deliveries, waiting for the bucket until `deadline` (`performance.now()`);
-   * 0 when it did not refill in time or the push was cancelled meanwhile.
+   * Tokens for up to `wanted` deliveries, waiting for the bucket until `deadline` (`performance.now()`),
+   * `returned` tokens of a grant not spent in time given back with the first take; 0 when it did not refill
+   * in time or the push was cancelled meanwhile. `askedAt` is when the take that granted them was sent.
    */
-  async #tokens(task: PushTaskMessage, rate: number, wanted: number, deadline: number): Promise<number> {
+  async #tokens(task: PushTaskMessage, rate: number, wanted: number, deadline: number, returned: number): Promise<{ granted: number; askedAt: number }> {
     const key = appKey(task.appId, 'push-rate', task.pushId);
+    let giveBack = returned;
     for (;;) {
-      const now = this.#deps.clock.now();
-      const grant = await this.#deps.buckets.takeTokens(key, { ratePerSecond: rate, burst: flowControlBurst(rate), requested: wanted, now });
       // A push cancelled while its slice waited for its turn sends nothing more (DELETE /1.1/notifications).
-      // Asked after the grant: the grant may come because time moved on since the slice last looked.
-      if (grant.granted > 0) return (await this.#live(task.appId, task.pushId)) ? grant.granted : 0;
+      // Asked before each take, so that a grant is spent as soon as it comes (`staleGrantMs`).
+      if (!(await this.#live(task.appId, task.pushId))) return { granted: 0, askedAt: 0 };
+      const now = this.#deps.clock.now();
+      const askedAt = performance.now();
+      const grant = await this.#deps.buckets.takeTokens(key, {
+        ratePerSecond: rate,
+        burst: flowControlBurst(rate),
+        requested: wanted,
+        now,
+        ...(giveBack > 0 ? { returned: giveBack } : {}),
+      });
+      giveBack = 0;
+      if (grant.granted > 0) return { granted: grant.granted, askedAt };
       const pause = Math.min(grant.retryAfterMs, deadline - performance.now());
-      if (pause <= 0) return 0;
+      if (pause <= 0) return { granted: 0, askedAt };
       await wait(pause);
     }
   }

@@ -1,13 +1,17 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { partitionForKey } from '../../../src/bus/key-partition.ts';
 import type { TokenGrant, TokenRequest } from '../../../src/core/ports/token-buckets.ts';
-import { flowControlBurst } from '../../../src/push/sender/flow-control-burst.ts';
+import { flowControlBurst, staleGrantMs } from '../../../src/push/sender/flow-control-burst.ts';
 import { deviceToken } from '../../support/gateways/gateway-fixtures.ts';
 import { iosInstallation, startPushHerald, uniqueName, type PushHerald } from '../support/push-herald.ts';
 
 let p: PushHerald;
 /** Token requests the bucket could not fill: the sender asked for more and was held back. */
 let refusals = 0;
+/** Every take from the buckets, with what it granted. */
+const takes: { key: string; request: TokenRequest; grant: TokenGrant }[] = [];
+/** Holds the answer to the next take this long (real time), as for a sender that did not run meanwhile. */
+let holdNextGrantMs = 0;
 
 beforeAll(async () => {
   // One shard: a query push is one task, on one partition of push.tasks.
@@ -17,6 +21,10 @@ beforeAll(async () => {
   coord.takeTokens = async (key: string, request: TokenRequest): Promise<TokenGrant> => {
     const grant = await takeTokens(key, request);
     if (grant.granted < request.requested) refusals += 1;
+    takes.push({ key, request, grant });
+    const held = holdNextGrantMs;
+    holdNextGrantMs = 0;
+    if (held > 0) await new Promise((resolve) => setTimeout(resolve, held));
     return grant;
   };
 });
@@ -137,3 +145,27 @@ it('lets other pushes through while a rate-limited one waits for its turn', asyn
   expect(await p.settled(paced.body.objectId)).toMatchObject({ status: 'done', successes: 1500 });
   // Longer than its waits together (each has its own deadline and message), so a slow one fails by name, not by the test timeout.
 }, 90_000);
+
+it('gives back a grant it could not spend within 50 ms of asking, and spends it once asked again, so held-up sends do not bunch', async () => {
+  const { devices, channel } = await seedChannel(200, 50_000);
+  const rate = 1000;
+  const burst = flowControlBurst(rate);
+  expect(staleGrantMs).toBe(50);
+  const before = takes.length;
+  // The push's first grant reaches the sender 120 ms after it asked.
+  holdNextGrantMs = 120;
+  const res = await p.send({ channels: [channel], data: { alert: 'Held up' }, flow_control: rate });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  await expect.poll(() => reached(devices), { timeout: 10_000, interval: 10, message: 'devices reached' }).toBe(burst);
+  await heldBack();
+  const [held, again] = takes.slice(before);
+  // The late grant was not spent: its tokens went back with the next take, which granted them again, in the engine's same instant.
+  expect(held?.grant.granted).toBe(burst);
+  expect(held?.request.returned).toBeUndefined();
+  expect(again?.request).toMatchObject({ returned: burst, now: held?.request.now });
+  expect(again?.grant.granted).toBe(burst);
+  expect(reached(devices)).toBe(burst);
+  await advancePaced(150, rate, devices, burst);
+  expect(await p.settled(res.body.objectId)).toMatchObject({ status: 'done', devices: 200, successes: 200 });
+  expect(p.fakes.apns.log.duplicates).toBe(0);
+}, 60_000);

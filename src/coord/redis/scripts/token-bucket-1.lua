@@ -1,6 +1,7 @@
 --[[
   Takes up to `requested` tokens from a bucket that refills at `rate` per second
-  up to `burst`. A bucket never seen (or forgotten once full) starts full. The
+  up to `burst`, after putting back `returned` tokens of an earlier grant the
+  caller did not spend (never above `burst`). A bucket never seen (or forgotten once full) starts full. The
   same arithmetic as src/coord/token-bucket.ts; keep the two in step.
 
   Input:
@@ -9,6 +10,7 @@
     ARGV[2] burst
     ARGV[3] requested
     ARGV[4] now, the caller's time in milliseconds
+    ARGV[5] returned, tokens given back (absent from callers before it: 0)
   Output:
     {granted, retryAfterMs}: retryAfterMs is 0 when all was granted, else the
     time until the rest (at most burst) will have refilled
@@ -17,6 +19,7 @@ local rate = tonumber(ARGV[1])
 local burst = tonumber(ARGV[2])
 local requested = tonumber(ARGV[3])
 local now = tonumber(ARGV[4])
+local returned = tonumber(ARGV[5]) or 0
 
 local state = redis.call('HMGET', KEYS[1], 'tokens', 'updatedAt')
 local tokens = tonumber(state[1]) or burst
@@ -26,6 +29,9 @@ local updatedAt = tonumber(state[2]) or now
 if now > updatedAt then
   tokens = math.min(burst, tokens + (now - updatedAt) * rate / 1000)
   updatedAt = now
+end
+if returned > 0 then
+  tokens = math.min(burst, tokens + returned)
 end
 
 local granted = math.min(requested, math.floor(tokens))
