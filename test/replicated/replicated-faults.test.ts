@@ -10,6 +10,7 @@ import { audienceOf, makeFleet, type Audience } from '../cluster/device-fleet.ts
 import { PushCluster, type ClusterSettings } from '../cluster/push-cluster.ts';
 import { PushProbes } from '../cluster/push-probes.ts';
 import { eventually } from '../support/eventually.ts';
+import { withDeadline } from '../support/with-deadline.ts';
 import type { DeliveryTagger } from '../support/gateways/delivery-log.ts';
 import { AccountTraffic, signUpRace, type AcknowledgedUser } from './support/account-traffic.ts';
 import { DeliveryTimeline } from './support/delivery-timeline.ts';
@@ -315,12 +316,20 @@ async function hintFilesFor(n: 1 | 2 | 3, holders: (1 | 2 | 3)[]): Promise<numbe
   let files = 0;
   for (const holder of holders) {
     const client = nodeClient(holder);
-    try {
+    // One look at a holder is given 15 s: a look that hangs (a loaded node, a driver still connecting) counts
+    // none and the caller looks again, rather than holding its whole wait (a CI run saw one hang for 60 s).
+    const look = (async () => {
       await client.connect();
-      const rows = (await client.execute('SELECT address, files FROM system_views.pending_hints')).rows;
+      return (await client.execute('SELECT address, files FROM system_views.pending_hints')).rows;
+    })();
+    try {
+      const rows = await withDeadline(look, `pending hints on cassandra-${holder}`, { timeoutMs: 15_000 });
       for (const row of rows) if (String(row.get('address')) === `127.0.0.${n}`) files += Number(row.get('files'));
+    } catch (error) {
+      process.stdout.write(`replicated: a look at cassandra-${holder}'s pending hints failed: ${(error as Error).message}\n`);
     } finally {
-      await client.shutdown();
+      // Not awaited: a client whose connect hangs may not close promptly, and the next look opens its own.
+      void client.shutdown().catch(() => undefined);
     }
   }
   return files;
