@@ -56,9 +56,22 @@ export async function moveLeaders(topic: string): Promise<{ before: Leaders; aft
   } finally {
     await admin.disconnect();
   }
-  await electPreferredLeaders(topic, partitions.map(({ partition }) => partition));
-  const after: Leaders = new Map((await partitionsOf(topic)).map(({ partition, leader }) => [partition, leader]));
-  return { before, after };
+  const ids = partitions.map(({ partition }) => partition);
+  await electPreferredLeaders(topic, ids);
+  // The election answers before every broker's metadata says so, and a preferred replica not yet back in the ISR
+  // is not elected: read until each partition is led by its first replica, electing once more after 10 s.
+  const began = performance.now();
+  let elected = false;
+  for (;;) {
+    const now = await partitionsOf(topic);
+    const after: Leaders = new Map(now.map(({ partition, leader }) => [partition, leader]));
+    if (now.every(({ leader, replicas }) => leader === replicas[0]) || performance.now() - began > 30_000) return { before, after };
+    if (!elected && performance.now() - began > 10_000) {
+      elected = true;
+      await electPreferredLeaders(topic, ids);
+    }
+    await delay(250);
+  }
 }
 
 /** Runs `kafka-leader-election --election-type PREFERRED` for the partitions, with the cluster's own kafka-tools. */
