@@ -23,7 +23,8 @@ export function takeFromBucket(state: BucketState | undefined, request: TokenReq
     tokens = Math.min(burst, tokens + ((now - updatedAt) * ratePerSecond) / 1000);
     updatedAt = now;
   }
-  if (request.returned !== undefined && request.returned > 0) tokens = Math.min(burst, tokens + request.returned);
+  const returned = request.returned ?? 0;
+  if (returned > 0) tokens = Math.min(burst, tokens + returned);
   const granted = Math.min(requested, Math.floor(tokens));
   tokens -= granted;
   let retryAfterMs = 0;

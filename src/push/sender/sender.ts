@@ -308,7 +308,8 @@ export class Sender {
             break handing;
           }
         }
-        if (performance.now() - askedAt > staleGrantMs) {
+        // Only a paced push reads the timer per delivery.
+        if (rate !== null && performance.now() - askedAt > staleGrantMs) {
           window.release();
           returned = end - handed;
           continue handing;

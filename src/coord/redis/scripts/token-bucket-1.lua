@@ -1,8 +1,9 @@
 --[[
   Takes up to `requested` tokens from a bucket that refills at `rate` per second
   up to `burst`, after putting back `returned` tokens of an earlier grant the
-  caller did not spend (never above `burst`). A bucket never seen (or forgotten once full) starts full. The
-  same arithmetic as src/coord/token-bucket.ts; keep the two in step.
+  caller did not spend (never above `burst`). A bucket never seen (or
+  forgotten once full) starts full. The same arithmetic as
+  src/coord/token-bucket.ts; keep the two in step.
 
   Input:
     KEYS[1] bucket hash: tokens (fractions included), updatedAt
