@@ -52,6 +52,8 @@ export class H2Pool implements H2ConnectionEvents, H2ExchangeOwner {
   #queue: H2Exchange[] = [];
   #head = 0;
   readonly #inFlight: InFlightExchanges<H2Exchange>;
+  /** Callers of `warm()` waiting for a connection to be ready or a connect to fail. */
+  #warming: (() => void)[] = [];
   #closed = false;
   #closing: Promise<void> | undefined;
 
@@ -111,6 +113,25 @@ export class H2Pool implements H2ConnectionEvents, H2ExchangeOwner {
     return exchange.promise;
   }
 
+  /**
+   * Resolves once a connection is ready for requests, opening one when none
+   * is open or opening; also as soon as a connect fails, while connects are
+   * backing off, or when the pool closes. Never rejects: the requests that
+   * follow meet the failure. A caller that paces its requests waits here,
+   * rather than queueing requests behind a connect that then go out together.
+   */
+  warm(): Promise<void> {
+    if (this.#closed || this.#usable.length > 0) return Promise.resolve();
+    if (this.#connecting === 0) {
+      if (performance.now() < this.#connectAfter) return Promise.resolve();
+      this.#connecting += 1;
+      this.#connections.add(new H2Connection(this.#connectionSettings, this, this.#dial()));
+    }
+    const { promise, resolve } = Promise.withResolvers<void>();
+    this.#warming.push(resolve);
+    return promise;
+  }
+
   /** Stops taking requests (they answer `ClientClosed`), waits for those in flight, then closes every connection. Idempotent. */
   close(): Promise<void> {
     this.#closing ??= this.#shutdown();
@@ -130,6 +151,7 @@ export class H2Pool implements H2ConnectionEvents, H2ExchangeOwner {
     this.#unconnected = undefined;
     this.#usable.push(connection);
     this.#observer.connectionOpened();
+    this.#warmed();
     this.#drain();
   }
 
@@ -160,6 +182,7 @@ export class H2Pool implements H2ConnectionEvents, H2ExchangeOwner {
       this.#unconnected = failureWithCause(failed, `no connection within ${this.#options.requestTimeoutMs} ms; the last connect failed: ${failed.cause ?? ''}`);
       // Nothing else can take the waiting requests: they fail as the connection did.
       if (this.#usable.length === 0 && this.#connecting === 0) this.#failQueue(error);
+      this.#warmed();
     }
     if (this.#queue.length > this.#head) this.#drain();
   }
@@ -215,6 +238,14 @@ export class H2Pool implements H2ConnectionEvents, H2ExchangeOwner {
     this.#compactQueue();
   }
 
+  /** Lets every `warm()` caller go on. */
+  #warmed(): void {
+    const warming = this.#warming;
+    if (warming.length === 0) return;
+    this.#warming = [];
+    for (const resolve of warming) resolve();
+  }
+
   #failQueue(error: Error): void {
     const failure = connectFailure(error);
     const waiting = this.#queue.slice(this.#head);
@@ -235,6 +266,7 @@ export class H2Pool implements H2ConnectionEvents, H2ExchangeOwner {
 
   async #shutdown(): Promise<void> {
     this.#closed = true;
+    this.#warmed();
     await this.#inFlight.drained();
     clearTimeout(this.#reconnect);
     // Nothing is in flight: a second is plenty for the GOAWAY exchange.

@@ -64,6 +64,19 @@ export class ApnsClient implements GatewayClient<ApnsDelivery> {
     return this.#pool.sessions;
   }
 
+  /** Signs a provider token (token auth) and opens a session, when there are none yet; never rejects. */
+  async warm(): Promise<void> {
+    const token = this.#token;
+    if (token !== undefined && token.authorization() === undefined) {
+      try {
+        await token.refresh();
+      } catch {
+        // The sends meet the failure.
+      }
+    }
+    await this.#pool.warm();
+  }
+
   /**
    * Sends one notification and classifies the answer; never rejects. With
    * token auth, an ExpiredProviderToken or InvalidProviderToken answer signs a

@@ -84,6 +84,12 @@ export interface GatewayClient<D> {
   readonly gateway: GatewayName;
   /** Sends one delivery; never rejects: every problem is an outcome. `receipt`, when given, is filled as the answer is read. */
   send(delivery: D, receipt?: DeliveryReceipt): Promise<DeliveryOutcome>;
+  /**
+   * Readies what a first send would wait for (an access or provider token, an
+   * open session), so that a paced push does not spend its grant queued behind
+   * them; never rejects, a failure shows on the sends. Absent, nothing to ready.
+   */
+  warm?(): Promise<void>;
 }
 
 /** The one `delivered` outcome, shared so that the hot path allocates nothing for it. */

@@ -58,6 +58,18 @@ export class FcmClient implements GatewayClient<FcmDelivery> {
     return this.#pool.sessions;
   }
 
+  /** Fetches an access token and opens a session, when there are none yet; never rejects. */
+  async warm(): Promise<void> {
+    if (this.#accessToken.authorization() === undefined) {
+      try {
+        await this.#accessToken.refresh();
+      } catch {
+        // The sends meet the failure.
+      }
+    }
+    await this.#pool.warm();
+  }
+
   /**
    * Sends one message and classifies the answer; never rejects. A 401 (other
    * than THIRD_PARTY_AUTH_ERROR, which is about the app's APNs credentials at

@@ -65,6 +65,12 @@ export interface GatewayAnswer {
 export interface GatewayTransport {
   /** Sends one request; the promise always resolves, with an answer or a `failure`. */
   exchange(request: GatewayRequest): Promise<GatewayAnswer>;
+  /**
+   * Resolves once a session is open, opening one when none is; also when it
+   * cannot be (the connect failed or backs off, the transport closed). Never
+   * rejects: the requests that follow meet the failure.
+   */
+  warm(): Promise<void>;
   /** Requests waiting for or holding a stream. */
   readonly inFlight: number;
   /** Open sessions, retiring ones that still finish their streams included. */

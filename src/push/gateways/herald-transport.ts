@@ -46,6 +46,10 @@ export class HeraldTransport implements GatewayTransport {
     return this.#pool.connections;
   }
 
+  warm(): Promise<void> {
+    return this.#pool.warm();
+  }
+
   exchange(request: GatewayRequest): Promise<GatewayAnswer> {
     return this.#pool.exchange(request);
   }

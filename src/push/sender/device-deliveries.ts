@@ -52,6 +52,15 @@ export interface SliceContext {
   signal: AbortSignal;
 }
 
+/** A device to ready the gateway of (`DeviceDeliveries.warm`). */
+export interface WarmedDevice {
+  installation: StoredObject | null;
+  /** The token (iOS) or registrationId (Android) the device was listed by, when it has no installation. */
+  id: string;
+  /** Android: the gateway its vendor goes through; null for iOS. */
+  route: AndroidRoute | null;
+}
+
 /** An installation whose token the gateway reported unregistered, and what it said. */
 export interface UnregisteredDevice {
   installation: StoredObject;
@@ -112,6 +121,27 @@ export class DeviceDeliveries {
       case 'apns':
         throw new Error('an Android device routed to APNs');
     }
+  }
+
+  /**
+   * Readies the gateway clients `devices` go through (`GatewayClient.warm`),
+   * each once: a paced push asks for its first tokens only then, so that none
+   * is spent queued behind a connect or a token fetch. A device is named as
+   * for `toIos` and `toAndroid`: its installation, else the token or
+   * registrationId listed, and its Android route (null for iOS).
+   */
+  async warm(slice: SliceContext, devices: readonly WarmedDevice[]): Promise<void> {
+    const clients = new Set<GatewayClient<never>>();
+    for (const { installation, id, route } of devices) {
+      if (route === null) {
+        const routed = iosDeviceRoute(this.#deps.gateways, slice, installation === null ? id : installation.deviceToken, installation);
+        if (routed.kind === 'apns') clients.add(routed.client);
+      } else {
+        const routed = androidDeviceRoute(this.#deps.gateways, slice, route, installation, installation === null ? id : undefined);
+        if (routed.kind === 'fcm' || routed.kind === 'maker') clients.add(routed.client);
+      }
+    }
+    await Promise.all([...clients].map(async (client) => client.warm?.()));
   }
 
   /** A device that could not be sent to: counted as an error with the reason. */

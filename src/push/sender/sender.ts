@@ -277,6 +277,9 @@ export class Sender {
     // On the process's monotonic timer, not the engine clock: this bounds how long the handler holds its
     // partition, which the bus counts in real time (a Kafka member fetches again only when its batches are done).
     const deadline = performance.now() + (this.#deps.maxPaceWaitMs ?? 2000);
+    // A paced push takes its first tokens once its gateways can take the sends: a grant spent while a session
+    // or a token is still coming would wait in the client's queue and then go out beside the next grant's.
+    if (rate !== null && targets.length > 0) await this.#warm(slice, targets, deadline);
     let returned = 0;
     handing: while (handed < targets.length && !slice.signal.aborted) {
       let granted: number;
@@ -321,6 +324,19 @@ export class Sender {
     // A delivery stopped between retries by a rebalance was not sent: the whole slice goes to the next owner.
     await sends.settled();
     return handed;
+  }
+
+  /** Readies the targets' gateway clients, waiting until `deadline` (`performance.now()`) at most; the wait goes on without the slice. */
+  async #warm(slice: SliceContext, targets: readonly Target[], deadline: number): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, Math.max(0, deadline - performance.now()));
+    });
+    try {
+      await Promise.race([this.#deps.deliveries.warm(slice, targets), late]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /** Installations saved before this time (ms) are idle: neither targeted nor counted. */

@@ -239,4 +239,53 @@ describe.each(gatewayTransportKinds)('APNs sessions and streams (%s transport)',
     await apns.close();
     expect(apns.sessions).toBe(0);
   });
+
+  it('warms up: opens one session before any send, which the sends then use', async () => {
+    fake = await startFakeApns(pki);
+    const apns = client(fake.origin, { sessions: 2 });
+    await apns.warm();
+    expect(apns.sessions).toBe(1);
+    expect(fake.stats.openSessions).toBe(1);
+    expect(fake.log.requestCount).toBe(0);
+
+    await apns.warm();
+    for (let n = 0; n < 5; n++) expect(await apns.send(alertTo(pki, n))).toEqual({ kind: 'delivered' });
+    expect(fake.stats.connections).toBe(1);
+  });
+
+  it('warms up only once the connect is through, however long it takes', async () => {
+    fake = await startFakeApns(pki);
+    const relay = await TcpRelay.start(fake.port);
+    try {
+      relay.hold();
+      const apns = client(relay.origin, { requestTimeoutMs: 10_000 });
+      let warmed = false;
+      const warming = apns.warm().then(() => (warmed = true));
+      await expect.poll(() => relay.connections.held, { timeout: 5000 }).toBe(1);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(warmed).toBe(false);
+      expect(apns.sessions).toBe(0);
+
+      relay.release();
+      await warming;
+      expect(apns.sessions).toBe(1);
+      expect(await apns.send(alertTo(pki, 1))).toEqual({ kind: 'delivered' });
+      expect(relay.connections.accepted).toBe(1);
+    } finally {
+      await relay.close();
+    }
+  });
+
+  it('warms up without rejecting or waiting long when the gateway cannot be reached; the sends meet the failure', async () => {
+    fake = await startFakeApns(pki);
+    const origin = fake.origin;
+    await fake.close();
+    fake = undefined;
+    const apns = client(origin, { requestTimeoutMs: 10_000 });
+    const started = performance.now();
+    await apns.warm();
+    expect(performance.now() - started).toBeLessThan(5000);
+    expect(apns.sessions).toBe(0);
+    expect(await apns.send(alertTo(pki, 1))).toMatchObject({ kind: 'retry', reason: 'ConnectFailed' });
+  });
 });

@@ -100,6 +100,16 @@ export class Http2Pool implements GatewayTransport, ExchangeOwner, PooledSession
     return exchange.promise;
   }
 
+  /** Resolves once a session is open: the Agent's, opened when there is none; also when the connect fails or the pool is closed. */
+  async warm(): Promise<void> {
+    if (this.#closed || this.#usable.length > 0) return;
+    try {
+      await this.#agent.getSession(this.#origin, this.#sessionOptions);
+    } catch {
+      // The requests that follow meet the failure.
+    }
+  }
+
   /** @internal called by each exchange once. */
   settled(exchange: Http2Exchange): void {
     this.#inFlight.settled(exchange);

@@ -94,6 +94,17 @@ export class MakerClient implements GatewayClient<MakerDelivery> {
     return this.#token?.requests ?? 0;
   }
 
+  /** Fetches the access token, when the maker has one and there is none yet; never rejects. */
+  async warm(): Promise<void> {
+    const token = this.#token;
+    if (token === undefined || token.authorization() !== undefined) return;
+    try {
+      await token.refresh();
+    } catch {
+      // The batches meet the failure.
+    }
+  }
+
   send(delivery: MakerDelivery): Promise<DeliveryOutcome> {
     if (this.#closing !== undefined) return Promise.resolve(closed);
     if (this.#options.clock.now() < this.#quotaSpentUntil) return Promise.resolve(quotaSpent);
