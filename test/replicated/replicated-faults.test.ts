@@ -109,6 +109,7 @@ describe('Herald on three Cassandra nodes and three Kafka brokers losing nodes m
   }, 900_000);
 
   afterAll(async () => {
+    await closeHintClients();
     // Whatever happened, every node runs again for whatever comes next.
     await clusterUp([], { report });
     await cluster?.close();
@@ -141,7 +142,7 @@ describe('Herald on three Cassandra nodes and three Kafka brokers losing nodes m
     const winner = winners[0]!;
 
     // The others keep hints for the node that is away (flushed to files every 10 s).
-    const hinted = await eventually('hint files for cassandra-3 on the other nodes', () => hintFilesFor(3, [1, 2]), (files) => files > 0, { timeoutMs: 60_000, intervalMs: 1000 });
+    const hinted = await eventually('hint files for cassandra-3 on the other nodes', () => hintFilesFor(3, [1, 2]), (files) => files > 0, { timeoutMs: 120_000, intervalMs: 1000 });
     await eventually('sign-ups acknowledged while cassandra-3 is away', () => traffic.acknowledged.length - acknowledgedBefore, (count) => count >= 30, { timeoutMs: 60_000 });
     const restarting = performance.now();
     await clusterUp(['cassandra-3'], { report });
@@ -311,28 +312,48 @@ describe('Herald on three Cassandra nodes and three Kafka brokers losing nodes m
   }, 900_000);
 });
 
-/** Hint files that nodes `holders` keep for Cassandra node `n`, from their `system_views.pending_hints`. */
+/** One client per Cassandra node for the hint looks, kept between looks: a fresh connect to a loaded node can take seconds. */
+const hintClients = new Map<1 | 2 | 3, ReturnType<typeof nodeClient>>();
+
+/** Hint files that nodes `holders` keep for Cassandra node `n`, from their `system_views.pending_hints`, the holders looked at together. */
 async function hintFilesFor(n: 1 | 2 | 3, holders: (1 | 2 | 3)[]): Promise<number> {
-  let files = 0;
-  for (const holder of holders) {
-    const client = nodeClient(holder);
-    // One look at a holder is given 15 s: a look that hangs (a loaded node, a driver still connecting) counts
-    // none and the caller looks again, rather than holding its whole wait (a CI run saw one hang for 60 s).
-    const look = (async () => {
-      await client.connect();
-      return (await client.execute('SELECT address, files FROM system_views.pending_hints')).rows;
-    })();
-    try {
-      const rows = await withDeadline(look, `pending hints on cassandra-${holder}`, { timeoutMs: 15_000 });
-      for (const row of rows) if (String(row.get('address')) === `127.0.0.${n}`) files += Number(row.get('files'));
-    } catch (error) {
-      process.stdout.write(`replicated: a look at cassandra-${holder}'s pending hints failed: ${(error as Error).message}\n`);
-    } finally {
-      // Not awaited: a client whose connect hangs may not close promptly, and the next look opens its own.
-      void client.shutdown().catch(() => undefined);
-    }
+  const counts = await Promise.all(holders.map((holder) => hintFilesOn(holder, n)));
+  return counts.reduce((sum, count) => sum + count, 0);
+}
+
+/**
+ * Hint files `holder` keeps for node `n`. One look is given 15 s: a look that hangs (a loaded node) counts none,
+ * drops its client and the caller looks again, rather than holding its whole wait (a CI run saw one hang for 60 s).
+ */
+async function hintFilesOn(holder: 1 | 2 | 3, n: 1 | 2 | 3): Promise<number> {
+  let client = hintClients.get(holder);
+  if (client === undefined) hintClients.set(holder, (client = nodeClient(holder)));
+  const started = performance.now();
+  const look = (async () => {
+    await client.connect();
+    return (await client.execute('SELECT address, files FROM system_views.pending_hints')).rows;
+  })();
+  try {
+    const rows = await withDeadline(look, `pending hints on cassandra-${holder}`, { timeoutMs: 15_000 });
+    const tookMs = performance.now() - started;
+    if (tookMs > 5000) process.stdout.write(`replicated: a look at cassandra-${holder}'s pending hints took ${(tookMs / 1000).toFixed(1)} s\n`);
+    let files = 0;
+    for (const row of rows) if (String(row.get('address')) === `127.0.0.${n}`) files += Number(row.get('files'));
+    return files;
+  } catch (error) {
+    process.stdout.write(`replicated: a look at cassandra-${holder}'s pending hints failed: ${(error as Error).message}\n`);
+    hintClients.delete(holder);
+    // Not awaited: a client whose connect hangs may not close promptly, and the next look opens its own.
+    void client.shutdown().catch(() => undefined);
+    return 0;
   }
-  return files;
+}
+
+/** Closes the hint looks' clients. */
+async function closeHintClients(): Promise<void> {
+  const clients = [...hintClients.values()];
+  hintClients.clear();
+  await Promise.all(clients.map((client) => client.shutdown().catch(() => undefined)));
 }
 
 /**

@@ -75,7 +75,7 @@ it('sends nothing more of a paced push once it has expired', async () => {
   const reached = () => devices.filter((n) => p.fakes.apns.log.countOf(deviceToken(n)) > 0).length;
   const res = await p.send({ channels: [channel], data: { alert: 'Flash sale' }, flow_control: 1000, expiration_interval: 30 });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
-  // The bucket starts full: its burst (a twentieth of the rate) goes out at once, then the clock must move.
+  // The bucket starts full: its burst (a fortieth of the rate) goes out at once, then the clock must move.
   const burst = flowControlBurst(1000);
   await expect.poll(reached, { timeout: 10_000, message: 'devices reached' }).toBe(burst);
   p.clock.advance(minute);
