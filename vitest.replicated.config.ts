@@ -3,9 +3,8 @@ import { defineConfig } from 'vitest/config';
 /**
  * The replicated phase: Herald on three Cassandra nodes and three Kafka
  * brokers (`npm run services -- cluster up`) losing nodes mid-push. One file
- * at a time, meant to run last in `npm test` (not yet: see the README's
- * Tests): the tests kill and restart the cluster's nodes, and the cluster
- * shares two cores with whatever else runs.
+ * at a time, last in `npm test`: the tests kill and restart the cluster's
+ * nodes, and the cluster shares two cores with whatever else runs.
  */
 export default defineConfig({
   test: {
