@@ -67,6 +67,20 @@ describe.each(gatewayTransportKinds)('FCM client (%s transport)', (kind) => {
     expect(fake.sessions).toBeLessThanOrEqual(2);
   });
 
+  it('warms up with one access token and one session before any message, which the sends then use', async () => {
+    fake = await startFakeFcm(pki);
+    const client = fcmClient(fake, { sessions: 2 });
+    await client.warm();
+    expect(fake.tokenRequests).toBe(1);
+    expect(client.sessions).toBe(1);
+    expect(fake.log.requests).toHaveLength(0);
+
+    await client.warm();
+    expect(await client.send({ body: fcmMessage('device-1') })).toEqual({ kind: 'delivered' });
+    expect(fake.tokenRequests).toBe(1);
+    expect(fake.sessions).toBe(1);
+  });
+
   it('fetches a new access token in the background shortly before the old one expires', async () => {
     const clientClock = new ManualClock();
     const fakeClock = new ManualClock(clientClock.now());

@@ -57,6 +57,16 @@ describe('the HMS client against the fake Push Kit', () => {
     expect(fake.connections).toBeLessThanOrEqual(3);
   });
 
+  it('warms up with the access token before any send, which the sends then use', async () => {
+    const { fake, client } = await setUp();
+    await client.warm();
+    expect(fake.tokenRequests).toBe(1);
+    expect(fake.requests).toHaveLength(0);
+    await client.warm();
+    expect(await client.send({ token: 'token-1', content, variant: '' })).toBe(delivered);
+    expect(fake.tokenRequests).toBe(1);
+  });
+
   it('counts AccessTokenUnavailable with the connection\'s error when the auth endpoint refuses connections', async () => {
     const server = createServer();
     server.listen(0, '127.0.0.1');
