@@ -28,6 +28,8 @@ export const mutationModules: [source: string, ...tests: string[]][] = [
   ['src/push/gateways/makers/vivo/classify-vivo-answer.ts', 'test/push/gateways/makers/classify-vivo-answer.test.ts'],
   ['src/push/gateways/makers/meizu/classify-meizu-answer.ts', 'test/push/gateways/makers/classify-meizu-answer.test.ts'],
   ['src/push/gateways/makers/maker-client.ts', 'test/push/gateways/makers/maker-client.test.ts'],
+  // `flow_control`: the token bucket's arithmetic both coordination adapters share.
+  ['src/coord/token-bucket.ts', 'test/coord/token-bucket.test.ts', 'test/coord/memory-coordination.test.ts'],
 ];
 
 /** Only the tests of the mutated modules, so that a static mutant, which runs every test, costs seconds. */

@@ -66,13 +66,11 @@ export class ApnsClient implements GatewayClient<ApnsDelivery> {
 
   /** Signs a provider token (token auth) and opens a session, when there are none yet; never rejects. */
   async warm(): Promise<void> {
-    const token = this.#token;
-    if (token !== undefined && token.authorization() === undefined) {
-      try {
-        await token.refresh();
-      } catch {
-        // The sends meet the failure.
-      }
+    try {
+      // The token in hand while it is good; signed only without one.
+      await this.#token?.refresh();
+    } catch {
+      // The sends meet the failure.
     }
     await this.#pool.warm();
   }

@@ -60,12 +60,11 @@ export class FcmClient implements GatewayClient<FcmDelivery> {
 
   /** Fetches an access token and opens a session, when there are none yet; never rejects. */
   async warm(): Promise<void> {
-    if (this.#accessToken.authorization() === undefined) {
-      try {
-        await this.#accessToken.refresh();
-      } catch {
-        // The sends meet the failure.
-      }
+    try {
+      // A source other than FcmAccessToken may fetch on every refresh: only without a token in hand.
+      if (this.#accessToken.authorization() === undefined) await this.#accessToken.refresh();
+    } catch {
+      // The sends meet the failure.
     }
     await this.#pool.warm();
   }

@@ -96,10 +96,9 @@ export class MakerClient implements GatewayClient<MakerDelivery> {
 
   /** Fetches the access token, when the maker has one and there is none yet; never rejects. */
   async warm(): Promise<void> {
-    const token = this.#token;
-    if (token === undefined || token.authorization() !== undefined) return;
     try {
-      await token.refresh();
+      // The token in hand while it is good; a fetch only without one.
+      await this.#token?.refresh();
     } catch {
       // The batches meet the failure.
     }

@@ -6,7 +6,9 @@ import { MakerClient, type MakerDelivery } from '../../../../src/push/gateways/m
 import { MakerHttp } from '../../../../src/push/gateways/makers/maker-http.ts';
 import { everyToken, type BatchVerdict, type MakerBatch, type MakerProtocol } from '../../../../src/push/gateways/makers/maker.ts';
 import { buildMakerContent, type MakerContent } from '../../../../src/push/payload/maker-content.ts';
+import type { Logger } from '../../../../src/core/logger.ts';
 import { ManualClock } from '../../../support/manual-clock.ts';
+import { memoryLogger } from '../../../support/memory-logger.ts';
 
 /** A protocol that records each batch and answers from a script (else every token delivered). */
 class ScriptedProtocol implements MakerProtocol {
@@ -30,9 +32,9 @@ afterEach(async () => {
   await Promise.all(clients.splice(0).map((client) => client.close()));
 });
 
-function clientOf(protocol: MakerProtocol, clock = new ManualClock()): MakerClient {
+function clientOf(protocol: MakerProtocol, clock = new ManualClock(), logger?: Logger): MakerClient {
   const http = new MakerHttp({ gateway: 'hms', ca: undefined, connections: 1, requestTimeoutMs: 1000, metrics: noopGatewayMetrics });
-  const client = new MakerClient({ gateway: 'hms', profile: '_default', protocol, http, clock });
+  const client = new MakerClient({ gateway: 'hms', profile: '_default', protocol, http, clock, ...(logger === undefined ? {} : { logger }) });
   clients.push(client);
   return client;
 }
@@ -106,6 +108,29 @@ describe('MakerClient', () => {
     expect(await client.send(to('a'))).toEqual({ kind: 'retry', reason: 'HmsFlowControl', retryAfterMs: 5000 });
   });
 
+  it('sends a full batch of one variant at once and keeps the other variants of its content for the turn’s end', async () => {
+    const protocol = new ScriptedProtocol(2);
+    const client = clientOf(protocol);
+    const outcomes = await Promise.all([client.send(to('a', content, 'x')), client.send(to('b', content, 'y')), client.send(to('c', content, 'x'))]);
+    expect(outcomes).toEqual(Array(3).fill(delivered));
+    expect(protocol.batches.map((batch) => [batch.variant, batch.tokens])).toEqual([
+      ['x', ['a', 'c']],
+      ['y', ['b']],
+    ]);
+  });
+
+  it('logs a word of the maker outside the documented set, with the gateway', async () => {
+    const { logger, lines } = memoryLogger();
+    const protocol = new ScriptedProtocol();
+    protocol.answers.push((batch) => {
+      batch.unknownWord(400, 'NewWord', undefined);
+      return everyToken({ kind: 'failed', reason: 'Other' });
+    });
+    const client = clientOf(protocol, new ManualClock(), logger);
+    expect(await client.send(to('a'))).toEqual({ kind: 'failed', reason: 'Other' });
+    expect(lines.filter((line) => line.word === 'NewWord')).toEqual([expect.objectContaining({ gateway: 'hms', status: 400, msg: expect.stringContaining('outside the documented set') })]);
+  });
+
   it('computes the TTL when the batch leaves', async () => {
     const clock = new ManualClock(1_000_000);
     const protocol = new ScriptedProtocol();
@@ -115,6 +140,9 @@ describe('MakerClient', () => {
     clock.advance(60_000);
     await client.send(to('a', expiring));
     expect(protocol.batches.map((batch) => batch.ttlSeconds)).toEqual([91, 31]);
+    // A push without an expiry names no TTL: the maker's own default applies.
+    await client.send(to('b'));
+    expect(protocol.batches[2]?.ttlSeconds).toBeNull();
   });
 
   it('counts every token failed when the protocol throws', async () => {
@@ -141,6 +169,34 @@ describe('MakerClient', () => {
       expect(await client.send(to('c'))).toEqual(delivered);
       expect(protocol.batches.map((batch) => batch.authorization)).toEqual(['Bearer t1', 'Bearer t1', 'Bearer t1', 'Bearer t2']);
       expect(client.tokenRequests).toBe(2);
+    });
+
+    it('warms up by fetching it, once, without sending; a failed fetch neither rejects nor sends', async () => {
+      const protocol = new ScriptedProtocol();
+      let fetches = 0;
+      protocol.accessToken = () => Promise.resolve({ value: `Bearer w${++fetches}`, expiresInMs: 3_600_000 });
+      const client = clientOf(protocol);
+      await client.warm();
+      await client.warm();
+      expect(client.tokenRequests).toBe(1);
+      expect(protocol.batches).toHaveLength(0);
+      expect(await client.send(to('a'))).toEqual(delivered);
+      expect(protocol.batches.map((batch) => batch.authorization)).toEqual(['Bearer w1']);
+
+      const failing = new ScriptedProtocol();
+      failing.accessToken = () => Promise.reject(new AuthorizationError('AccessTokenUnavailable', 'no token today', { retryable: true }));
+      const refused = clientOf(failing);
+      await expect(refused.warm()).resolves.toBeUndefined();
+      expect(refused.tokenRequests).toBe(1);
+      expect(failing.batches).toHaveLength(0);
+    });
+
+    it('warms up with nothing to do when the maker takes no access token', async () => {
+      const protocol = new ScriptedProtocol();
+      const client = clientOf(protocol);
+      await client.warm();
+      expect(client.tokenRequests).toBe(0);
+      expect(protocol.batches).toHaveLength(0);
     });
 
     it('answers a refused token\'s outcome when a new token is refused too', async () => {
@@ -188,6 +244,52 @@ describe('MakerClient', () => {
     clock.advance(60_000);
     expect(await client.send(to('c'))).toEqual(delivered);
     expect(protocol.batches).toHaveLength(2);
+  });
+
+  it('counts a spent quota until the next midnight in China also when that is tomorrow in UTC', async () => {
+    // 2026-03-01 20:00 UTC is 04:00 on 2 March in Shanghai: the quota comes back at 16:00 UTC on 2 March.
+    const clock = new ManualClock(Date.UTC(2026, 2, 1, 20, 0));
+    const protocol = new ScriptedProtocol();
+    protocol.answers.push(() => ({ kind: 'quota-exhausted', word: 'Mi10034' }));
+    const client = clientOf(protocol, clock);
+    expect(await client.send(to('a'))).toEqual({ kind: 'failed', reason: 'DailyQuotaExceeded' });
+    clock.advance(19 * 3_600_000 + 59 * 60_000);
+    expect(await client.send(to('b'))).toEqual({ kind: 'failed', reason: 'DailyQuotaExceeded' });
+    expect(protocol.batches).toHaveLength(1);
+    clock.advance(60_000);
+    expect(await client.send(to('c'))).toEqual(delivered);
+  });
+
+  it('warns once when two batches in flight both find the quota spent', async () => {
+    const { logger, lines } = memoryLogger();
+    const protocol = new ScriptedProtocol();
+    const spent = (): BatchVerdict => ({ kind: 'quota-exhausted', word: 'Mi10034' });
+    protocol.answers.push(spent, spent);
+    const client = clientOf(protocol, new ManualClock(Date.UTC(2026, 2, 1, 10, 0)), logger);
+    const outcomes = await Promise.all([client.send(to('a')), client.send(to('b', contentOf({ alert: 'B' })))]);
+    expect(outcomes).toEqual(Array(2).fill({ kind: 'failed', reason: 'DailyQuotaExceeded' }));
+    expect(protocol.batches).toHaveLength(2);
+    expect(lines.filter((line) => String(line.msg).includes('daily quota is spent'))).toHaveLength(1);
+  });
+
+  it('sends what it holds as it is closed, and closes only once the answers are in', async () => {
+    const protocol = new ScriptedProtocol();
+    const { promise: answerNow, resolve: answer } = Promise.withResolvers<void>();
+    protocol.answers.push(async () => {
+      await answerNow;
+      return everyToken(delivered);
+    });
+    const client = clientOf(protocol);
+    const pending = client.send(to('a'));
+    let closed = false;
+    const closing = client.close().then(() => (closed = true));
+    // Sent by close itself, not by the turn's flush to come.
+    expect(protocol.batches.map((batch) => batch.tokens)).toEqual([['a']]);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(closed).toBe(false);
+    answer();
+    await closing;
+    expect(await pending).toEqual(delivered);
   });
 
   it('sends what it holds when closed, and answers later deliveries ClientClosed', async () => {
