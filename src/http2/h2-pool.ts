@@ -124,8 +124,7 @@ export class H2Pool implements H2ConnectionEvents, H2ExchangeOwner {
     if (this.#closed || this.#usable.length > 0) return Promise.resolve();
     if (this.#connecting === 0) {
       if (performance.now() < this.#connectAfter) return Promise.resolve();
-      this.#connecting += 1;
-      this.#connections.add(new H2Connection(this.#connectionSettings, this, this.#dial()));
+      this.#openConnection();
     }
     const { promise, resolve } = Promise.withResolvers<void>();
     this.#warming.push(resolve);
@@ -226,10 +225,14 @@ export class H2Pool implements H2ConnectionEvents, H2ExchangeOwner {
       }, wait);
       return;
     }
-    do {
-      this.#connecting += 1;
-      this.#connections.add(new H2Connection(this.#connectionSettings, this, this.#dial()));
-    } while (waiting > this.#connecting * assumedStreams && this.#usable.length + this.#connecting < most);
+    do this.#openConnection();
+    while (waiting > this.#connecting * assumedStreams && this.#usable.length + this.#connecting < most);
+  }
+
+  /** Starts one connection; it reports to the pool when it is ready or its connect fails. */
+  #openConnection(): void {
+    this.#connecting += 1;
+    this.#connections.add(new H2Connection(this.#connectionSettings, this, this.#dial()));
   }
 
   /** Passes the waiting requests that settled (timed out) at the head of the queue. */

@@ -51,6 +51,16 @@ export const notSentCauses: Partial<Record<DeliveryReason, string>> = {
 /** The maker profile of an installation without a `deviceProfile` (the hosted service's rule). */
 export const defaultMakerProfile = '_default';
 
+/** The token an iOS device is sent to: the one a `/push/devices` request listed, else its installation's. */
+export function iosTokenOf(installation: StoredObject | null, listed: string): unknown {
+  return installation === null ? listed : installation.deviceToken;
+}
+
+/** The registrationId an Android device named by a request alone is sent to; undefined for one of an installation (`androidDeviceRoute` reads it there). */
+export function listedAndroidId(installation: StoredObject | null, listed: string): string | undefined {
+  return installation === null ? listed : undefined;
+}
+
 /**
  * An iOS device: its token (the listed one, or the installation's), APNs
  * credentials for the push's environment and the device's profile (the

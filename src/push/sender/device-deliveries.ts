@@ -6,7 +6,7 @@ import type { StoredObject } from '../../core/ports/object-store.ts';
 import { deliverWithRetry, type RetryPolicy } from '../gateways/deliver-with-retry.ts';
 import type { DeliveryReason } from '../gateways/delivery-reasons.ts';
 import type { ApnsDelivery, DeliveryOutcome, GatewayClient, GatewayName } from '../gateways/delivery.ts';
-import { androidDeviceRoute, iosDeviceRoute, notSentCauses } from '../audience/device-route.ts';
+import { androidDeviceRoute, iosDeviceRoute, iosTokenOf, listedAndroidId, notSentCauses } from '../audience/device-route.ts';
 import type { GatewayMetrics } from '../gateways/gateway-metrics.ts';
 import type { AndroidRoute } from '../gateways/makers/android-routes.ts';
 import type { PushGateways } from '../gateways/push-gateways.ts';
@@ -134,10 +134,10 @@ export class DeviceDeliveries {
     const clients = new Set<GatewayClient<never>>();
     for (const { installation, id, route } of devices) {
       if (route === null) {
-        const routed = iosDeviceRoute(this.#deps.gateways, slice, installation === null ? id : installation.deviceToken, installation);
+        const routed = iosDeviceRoute(this.#deps.gateways, slice, iosTokenOf(installation, id), installation);
         if (routed.kind === 'apns') clients.add(routed.client);
       } else {
-        const routed = androidDeviceRoute(this.#deps.gateways, slice, route, installation, installation === null ? id : undefined);
+        const routed = androidDeviceRoute(this.#deps.gateways, slice, route, installation, listedAndroidId(installation, id));
         if (routed.kind === 'fcm' || routed.kind === 'maker') clients.add(routed.client);
       }
     }

@@ -8,6 +8,7 @@ import type { TokenBuckets } from '../../core/ports/token-buckets.ts';
 import type { DeviceKey } from '../../core/ports/installation-store.ts';
 import type { StoredObject, Store } from '../../core/ports/object-store.ts';
 import { registrationDevice } from '../audience/registration-device.ts';
+import { iosTokenOf, listedAndroidId } from '../audience/device-route.ts';
 import { targetPlatform, savedSince } from '../audience/target-platform.ts';
 import { giveUpPush, worthRetrying } from '../give-up.ts';
 import { decodeTask, encodeMessage, sliceKey, taskKey, type PushTaskMessage } from '../push-messages.ts';
@@ -328,14 +329,12 @@ export class Sender {
 
   /** Readies the targets' gateway clients, waiting until `deadline` (`performance.now()`) at most; the wait goes on without the slice. */
   async #warm(slice: SliceContext, targets: readonly Target[], deadline: number): Promise<void> {
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, Math.max(0, deadline - performance.now()));
-    });
+    const done = new AbortController();
     try {
-      await Promise.race([this.#deps.deliveries.warm(slice, targets), late]);
+      // The race takes in the timer's rejection when the warm-up wins and `done` aborts it.
+      await Promise.race([this.#deps.deliveries.warm(slice, targets), wait(Math.max(0, deadline - performance.now()), undefined, { signal: done.signal })]);
     } finally {
-      clearTimeout(timer);
+      done.abort();
     }
   }
 
@@ -348,9 +347,9 @@ export class Sender {
   #send(slice: SliceContext, target: Target): Promise<void> | undefined {
     const { installation, route } = target;
     // An Android device named by an installation is sent to its registrationId; one named by a registrationId is sent to it.
-    if (route !== null) return this.#deps.deliveries.toAndroid(slice, route, installation, installation === null ? target.id : undefined);
+    if (route !== null) return this.#deps.deliveries.toAndroid(slice, route, installation, listedAndroidId(installation, target.id));
     // Listed devices are named by their token; installations read from a shard carry it.
-    return this.#deps.deliveries.toIos(slice, installation === null ? target.id : installation.deviceToken, installation);
+    return this.#deps.deliveries.toIos(slice, iosTokenOf(installation, target.id), installation);
   }
 
   /**
