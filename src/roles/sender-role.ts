@@ -104,18 +104,19 @@ export class SenderRole implements Role {
 }
 
 /**
- * Where the senders hand each slice's delivery events: the delivery log
- * (docs/delivery-log.md) unless `push.deliveryLog.enabled` is off, and
- * whatever else follows the outcomes. With no sink at all, no event is made.
+ * Where the senders hand each slice's outcomes: the delivery log
+ * (docs/delivery-log.md) unless `push.deliveryLog.enabled` is off, and as
+ * events to whatever else follows the outcomes. With neither, no event is
+ * made.
  */
-function deliveryEventsOf(runtime: Runtime, outcomeSinks: readonly DeliveryEvents[]): { events?: DeliveryEvents } {
+function deliveryEventsOf(runtime: Runtime, outcomeSinks: readonly DeliveryEvents[]): { deliveryLog?: DeliveryLogWriter; events?: DeliveryEvents } {
   const { config, store } = runtime;
-  const sinks: DeliveryEvents[] = [];
+  const targets: { deliveryLog?: DeliveryLogWriter; events?: DeliveryEvents } = {};
   if (config.push.deliveryLog.enabled) {
     const policies = new Map(config.apps.map((app) => [app.id, deliveryLogPolicy(config.push, app.settings)]));
     const fallback = deliveryLogPolicy(config.push, undefined);
-    sinks.push(new DeliveryLogWriter({ store: store.deliveries, policyOf: (appId) => policies.get(appId) ?? fallback }));
+    targets.deliveryLog = new DeliveryLogWriter({ store: store.deliveries, policyOf: (appId) => policies.get(appId) ?? fallback });
   }
-  sinks.push(...outcomeSinks);
-  return sinks.length === 0 ? {} : { events: new DeliveryEventSinks(sinks) };
+  if (outcomeSinks.length > 0) targets.events = new DeliveryEventSinks(outcomeSinks);
+  return targets;
 }

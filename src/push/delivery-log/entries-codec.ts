@@ -1,27 +1,193 @@
 import type { GatewayName } from '../gateways/delivery.ts';
-import { deliveryEventVersion, type DeliveryEvent } from '../outcomes/delivery-event.ts';
+import { deliveryEventVersion, type DeliveryEvent, type DeliveryEventOutcome } from '../outcomes/delivery-event.ts';
 import type { Platform } from '../requests/push-request.ts';
 
 /**
- * The stored form of a slice's entries of one outcome: one JSON object of
- * columns (one array per field, or a single value when every entry has the
- * same), times as offsets from the slice's first. A slice of a thousand
- * delivered iOS devices repeats its platform, gateway, reason, status and
- * attempts once, not a thousand times; what stays per entry is the
- * installation, the token's suffix, the `apns-id`, the latency and the time.
+ * The stored form of a slice's entries of one outcome (format 2): UTF-8
+ * lines of JSON, written as each device's outcome becomes known, so that no
+ * object per device waits for the slice's end.
+ * - The first line: `{"f":2,"b":<at of the first entry>}`.
+ * - `{…}` lines: the fields entries share until the next such line
+ *   (`o` outcome, `p` platform, `g` gateway, `r` reason, `u` unregistered,
+ *   `s` status, `a` attempts). A slice of a thousand delivered iOS devices writes them
+ *   once.
+ * - `[…]` lines: one entry each, `[installation, tokenSuffix, messageId,
+ *   latencyMs, at - b]`.
+ * JSON escapes line breaks inside strings, so a line is always one value.
  * The app, push and slice are the row's, not the entries'.
+ *
+ * Format 1 (one JSON object of columns), written before, is still read.
  */
+const format = 2;
+
+/** The fields consecutive entries usually share. */
+interface SharedFields {
+  o: DeliveryEventOutcome;
+  p: Platform;
+  g: GatewayName;
+  r: string | null;
+  u: boolean;
+  s: number | null;
+  a: number;
+}
+
+const empty = Buffer.alloc(0);
+const newline = 0x0a;
+
+/** One slice's entries of one outcome, encoded as they are added. */
+export class EntryEncoder {
+  #buffer: Buffer = empty;
+  #length = 0;
+  #count = 0;
+  #base = 0;
+  #outcome: DeliveryEventOutcome | undefined;
+  #platform: Platform | undefined;
+  #gateway: GatewayName | undefined;
+  #reason: string | null | undefined;
+  #unregistered: boolean | undefined;
+  #status: number | null | undefined;
+  #attempts: number | undefined;
+
+  get count(): number {
+    return this.#count;
+  }
+
+  add(
+    installation: string | null,
+    tokenSuffix: string | null,
+    platform: Platform,
+    gateway: GatewayName,
+    outcome: DeliveryEventOutcome,
+    reason: string | null,
+    unregistered: boolean,
+    status: number | null,
+    messageId: string | null,
+    attempts: number,
+    latencyMs: number,
+    at: number,
+  ): void {
+    if (this.#count === 0) {
+      this.#base = at;
+      this.#line(JSON.stringify({ f: format, b: at }));
+    }
+    this.#count += 1;
+    if (
+      outcome !== this.#outcome ||
+      platform !== this.#platform ||
+      gateway !== this.#gateway ||
+      reason !== this.#reason ||
+      unregistered !== this.#unregistered ||
+      status !== this.#status ||
+      attempts !== this.#attempts
+    ) {
+      this.#outcome = outcome;
+      this.#platform = platform;
+      this.#gateway = gateway;
+      this.#reason = reason;
+      this.#unregistered = unregistered;
+      this.#status = status;
+      this.#attempts = attempts;
+      const shared: SharedFields = { o: outcome, p: platform, g: gateway, r: reason, u: unregistered, s: status, a: attempts };
+      this.#line(JSON.stringify(shared));
+    }
+    this.#line(JSON.stringify([installation, tokenSuffix, messageId, latencyMs, at - this.#base]));
+  }
+
+  /** The entries as stored; an empty buffer for none. */
+  finish(): Buffer {
+    return this.#length === 0 ? empty : Buffer.from(this.#buffer.subarray(0, this.#length));
+  }
+
+  #line(text: string): void {
+    // UTF-8 takes at most 3 bytes per UTF-16 code unit.
+    const needed = this.#length + text.length * 3 + 1;
+    if (needed > this.#buffer.length) {
+      const grown = Buffer.allocUnsafe(Math.max(needed, this.#buffer.length * 2, 16_384));
+      this.#buffer.copy(grown, 0, 0, this.#length);
+      this.#buffer = grown;
+    }
+    this.#length += this.#buffer.write(text, this.#length);
+    this.#buffer[this.#length] = newline;
+    this.#length += 1;
+  }
+}
+
+/** Entries as stored; an empty buffer for none. */
+export function encodeEntries(events: readonly DeliveryEvent[]): Buffer {
+  const encoder = new EntryEncoder();
+  for (const event of events) {
+    encoder.add(
+      event.installation,
+      event.tokenSuffix,
+      event.platform,
+      event.gateway,
+      event.outcome,
+      event.reason,
+      event.unregistered,
+      event.status,
+      event.messageId,
+      event.attempts,
+      event.latencyMs,
+      event.at,
+    );
+  }
+  return encoder.finish();
+}
+
+/** The entries of a stored blob as events of `row` (the app, push and slice the row is of). */
+export function decodeEntries(blob: Buffer | undefined, row: Pick<DeliveryEvent, 'appId' | 'pushId' | 'sliceKey'>): DeliveryEvent[] {
+  if (blob === undefined || blob.length === 0) return [];
+  const text = blob.toString('utf8');
+  return text.startsWith('{"f":1,') ? decodeColumns(text, row) : decodeLines(text, row);
+}
+
+function decodeLines(text: string, row: Pick<DeliveryEvent, 'appId' | 'pushId' | 'sliceKey'>): DeliveryEvent[] {
+  const lines = text.split('\n');
+  const header = JSON.parse(lines[0] ?? '') as { f: number; b: number };
+  if (header.f !== format) throw new Error(`delivery log entries of an unknown format (${String(header.f)})`);
+  const events: DeliveryEvent[] = [];
+  let shared: SharedFields | undefined;
+  for (let index = 1; index < lines.length; index += 1) {
+    const line = lines[index] as string;
+    if (line === '') continue;
+    if (line.startsWith('{')) {
+      shared = JSON.parse(line) as SharedFields;
+      continue;
+    }
+    if (shared === undefined) throw new Error('delivery log entry before its shared fields');
+    const [installation, tokenSuffix, messageId, latencyMs, offset] = JSON.parse(line) as [string | null, string | null, string | null, number, number];
+    events.push({
+      version: deliveryEventVersion,
+      appId: row.appId,
+      pushId: row.pushId,
+      sliceKey: row.sliceKey,
+      installation,
+      tokenSuffix,
+      platform: shared.p,
+      gateway: shared.g,
+      outcome: shared.o,
+      reason: shared.r,
+      unregistered: shared.u,
+      status: shared.s,
+      messageId,
+      attempts: shared.a,
+      latencyMs,
+      at: header.b + offset,
+    });
+  }
+  return events;
+}
+
+/** Format 1: one JSON object of columns (one array per field, or a single value every entry has), `at` as offsets from `b`. */
 interface EntryColumns {
-  /** Format version of this blob. */
   f: 1;
   n: number;
-  /** `at` of the first entry; `at` holds offsets from it. */
   b: number;
   i: Column<string | null>;
   t: Column<string | null>;
   p: Column<Platform>;
   g: Column<GatewayName>;
-  o: Column<DeliveryEvent['outcome']>;
+  o: Column<DeliveryEventOutcome>;
   r: Column<string | null>;
   u: Column<boolean>;
   s: Column<number | null>;
@@ -31,41 +197,10 @@ interface EntryColumns {
   at: Column<number>;
 }
 
-/** Every entry's value, or the one value they all have. */
 type Column<T> = T | T[];
 
-const empty = Buffer.alloc(0);
-
-/** Entries of one slice and outcome as stored; an empty buffer for none. */
-export function encodeEntries(events: readonly DeliveryEvent[]): Buffer {
-  const n = events.length;
-  if (n === 0) return empty;
-  const base = (events[0] as DeliveryEvent).at;
-  const columns: EntryColumns = {
-    f: 1,
-    n,
-    b: base,
-    i: column(events, (event) => event.installation),
-    t: column(events, (event) => event.tokenSuffix),
-    p: column(events, (event) => event.platform),
-    g: column(events, (event) => event.gateway),
-    o: column(events, (event) => event.outcome),
-    r: column(events, (event) => event.reason),
-    u: column(events, (event) => event.unregistered),
-    s: column(events, (event) => event.status),
-    m: column(events, (event) => event.messageId),
-    a: column(events, (event) => event.attempts),
-    l: column(events, (event) => event.latencyMs),
-    at: column(events, (event) => event.at - base),
-  };
-  return Buffer.from(JSON.stringify(columns));
-}
-
-/** The entries of a stored blob as events of `row` (the app, push and slice the row is of). */
-export function decodeEntries(blob: Buffer | undefined, row: Pick<DeliveryEvent, 'appId' | 'pushId' | 'sliceKey'>): DeliveryEvent[] {
-  if (blob === undefined || blob.length === 0) return [];
-  const columns = JSON.parse(blob.toString('utf8')) as EntryColumns;
-  if (columns.f !== 1) throw new Error(`delivery log entries of an unknown format (${String(columns.f)})`);
+function decodeColumns(text: string, row: Pick<DeliveryEvent, 'appId' | 'pushId' | 'sliceKey'>): DeliveryEvent[] {
+  const columns = JSON.parse(text) as EntryColumns;
   const events: DeliveryEvent[] = [];
   for (let index = 0; index < columns.n; index += 1) {
     events.push({
@@ -88,18 +223,6 @@ export function decodeEntries(blob: Buffer | undefined, row: Pick<DeliveryEvent,
     });
   }
   return events;
-}
-
-function column<T extends string | number | boolean | null>(events: readonly DeliveryEvent[], read: (event: DeliveryEvent) => T): Column<T> {
-  const first = read(events[0] as DeliveryEvent);
-  let same = true;
-  const values: T[] = new Array<T>(events.length);
-  for (let index = 0; index < events.length; index += 1) {
-    const value = read(events[index] as DeliveryEvent);
-    values[index] = value;
-    if (value !== first) same = false;
-  }
-  return same ? first : values;
 }
 
 function at<T>(values: Column<T>, index: number): T {

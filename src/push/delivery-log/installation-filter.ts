@@ -10,7 +10,12 @@ import { fnv1a } from '../../core/fnv1a.ts';
 export const deliveryLogBuckets = 64;
 
 export function deliveryLogBucket(objectId: string): number {
-  return fnv1a(objectId) % deliveryLogBuckets;
+  return bucketOfHash(fnv1a(objectId));
+}
+
+/** The bucket of an installation whose objectId's `fnv1a` is `hash`. */
+export function bucketOfHash(hash: number): number {
+  return hash % deliveryLogBuckets;
 }
 
 /** Bits per installation and probes per lookup: about 2% of the slices that do not hold an installation are read anyway. */
@@ -23,12 +28,17 @@ const probes = 5;
  * the slice's entries.
  */
 export function installationFilter(ids: readonly string[]): Buffer {
-  const bytes = Math.max(8, Math.ceil((ids.length * bitsPerEntry) / 8));
+  return filterOfHashes(Uint32Array.from(ids, fnv1a), ids.length);
+}
+
+/** The filter of the installations whose `fnv1a` hashes are the first `count` of `hashes`. */
+export function filterOfHashes(hashes: Uint32Array, count: number): Buffer {
+  const bytes = Math.max(8, Math.ceil((count * bitsPerEntry) / 8));
   const filter = Buffer.alloc(1 + bytes);
   filter[0] = probes;
   const bits = bytes * 8;
-  for (const id of ids) {
-    const hash = fnv1a(id);
+  for (let index = 0; index < count; index += 1) {
+    const hash = hashes[index] as number;
     let position = mix(hash ^ 0x9e3779b9);
     const step = mix(hash ^ 0x85ebca6b) | 1;
     for (let probe = 0; probe < probes; probe += 1) {

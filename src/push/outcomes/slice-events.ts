@@ -4,6 +4,7 @@ import type { DeliveryOutcome, GatewayName } from '../gateways/delivery.ts';
 import type { Platform } from '../requests/push-request.ts';
 import { deliveryEventVersion, eventOutcomeOf, tokenSuffixOf, type DeliveryEvent } from './delivery-event.ts';
 import type { DeliverySlice } from './delivery-events.ts';
+import type { SliceLog } from '../delivery-log/slice-log.ts';
 
 /** The device an event is about. */
 export interface EventDevice {
@@ -21,19 +22,32 @@ export interface SendRecord {
   latencyMs(): number;
 }
 
-/** One slice's delivery events, filled as its deliveries end and handed to `DeliveryEvents` when the slice ends. */
+/** Where a slice's outcomes go as its deliveries end. */
+export interface SliceEventTargets {
+  /** Whether the events are kept as objects, for `DeliveryEvents` (an outcome stream, webhooks) at the slice's end. */
+  keep: boolean;
+  /** The slice's delivery log, which encodes each outcome as it comes; null when the log is off. */
+  log: SliceLog | null;
+}
+
+/** One slice's delivery events, filled as its deliveries end: into the delivery log at once, and kept for `DeliveryEvents` when a sink wants them. */
 export class SliceEvents {
+  /** The events kept: empty unless `keep`. */
   readonly events: DeliveryEvent[] = [];
   readonly #appId: string;
   readonly #pushId: string;
   readonly #sliceKey: string;
   readonly #clock: Clock;
+  readonly #keep: boolean;
+  readonly #log: SliceLog | null;
 
-  constructor(slice: Pick<DeliverySlice, 'appId' | 'pushId' | 'sliceKey'>, clock: Clock) {
+  constructor(slice: Pick<DeliverySlice, 'appId' | 'pushId' | 'sliceKey'>, clock: Clock, targets: SliceEventTargets) {
     this.#appId = slice.appId;
     this.#pushId = slice.pushId;
     this.#sliceKey = slice.sliceKey;
     this.#clock = clock;
+    this.#keep = targets.keep;
+    this.#log = targets.log;
   }
 
   /** A device the gateway answered for (or that ran out of attempts, or expired between them). */
@@ -49,7 +63,7 @@ export class SliceEvents {
     this.#add(device, gateway, 'failed', reason, false, null, null, 0, 0);
   }
 
-  // Positional, so that the hot path makes one object per device: the event.
+  // Positional, so that the hot path makes at most one object per device: the event, when kept.
   #add(
     device: EventDevice,
     gateway: GatewayName,
@@ -62,13 +76,18 @@ export class SliceEvents {
     latencyMs: number,
   ): void {
     const { token } = device;
+    const installation = device.installation?.objectId ?? null;
+    const tokenSuffix = typeof token === 'string' && token !== '' ? tokenSuffixOf(token) : null;
+    const at = this.#clock.now();
+    this.#log?.add(installation, tokenSuffix, device.platform, gateway, outcome, reason, unregistered, status, messageId, attempts, latencyMs, at);
+    if (!this.#keep) return;
     this.events.push({
       version: deliveryEventVersion,
       appId: this.#appId,
       pushId: this.#pushId,
       sliceKey: this.#sliceKey,
-      installation: device.installation?.objectId ?? null,
-      tokenSuffix: typeof token === 'string' && token !== '' ? tokenSuffixOf(token) : null,
+      installation,
+      tokenSuffix,
       platform: device.platform,
       gateway,
       outcome,
@@ -78,7 +97,7 @@ export class SliceEvents {
       messageId,
       attempts,
       latencyMs,
-      at: this.#clock.now(),
+      at,
     });
   }
 }

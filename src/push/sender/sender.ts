@@ -15,6 +15,7 @@ import { decodeTask, encodeMessage, sliceKey, taskKey, type PushTaskMessage } fr
 import type { Platform } from '../requests/push-request.ts';
 import { gatewayNames, type GatewayName } from '../gateways/delivery.ts';
 import { androidRoute, type AndroidRoute } from '../gateways/makers/android-routes.ts';
+import type { DeliveryLogWriter } from '../delivery-log/delivery-log-writer.ts';
 import type { DeliveryEvents } from '../outcomes/delivery-events.ts';
 import type { PushEnds } from '../outcomes/push-ends.ts';
 import { SliceEvents, type EventDevice } from '../outcomes/slice-events.ts';
@@ -33,7 +34,9 @@ export interface SenderDeps {
   topics: PushTopics;
   buckets: TokenBuckets;
   deliveries: DeviceDeliveries;
-  /** Where each slice's delivery events go (the delivery log, an outcome stream); absent: none are made. */
+  /** Where each slice's delivery log goes; absent: the log is off. */
+  deliveryLog?: Pick<DeliveryLogWriter, 'open'>;
+  /** Where each slice's delivery events go as objects (an outcome stream, webhooks); absent: none are kept. */
   events?: DeliveryEvents;
   /** Told when a push may have ended: a task's final slice recorded, a push given up (push.done webhooks). */
   pushEnds?: PushEnds;
@@ -150,7 +153,8 @@ export class Sender {
     const counts = new SliceCounts();
     const tally = new DeliveryTally();
     const sink = this.#deps.events;
-    const events = sink === undefined ? null : new SliceEvents({ appId, pushId, sliceKey: key }, this.#deps.clock);
+    const log = this.#deps.deliveryLog?.open({ appId, pushId, sliceKey: key }) ?? null;
+    const events = sink === undefined && log === null ? null : new SliceEvents({ appId, pushId, sliceKey: key }, this.#deps.clock, { keep: sink !== undefined, log });
     const unregistered: UnregisteredDevice[] = [];
     const slice: SliceContext = { appId, pushId, spec: task.spec, prepared: this.#prepared.get(pushId, task.spec), counts, tally, events, unregistered, signal };
     let end: SliceEnd;
@@ -166,7 +170,10 @@ export class Sender {
       tally.report(this.#deps.metrics);
     }
     // Before the counts: a slice reported done has its events recorded, and one that dies in between is redone and records them again.
-    if (sink !== undefined && events !== null) await sink.record({ appId, pushId, sliceKey: key, endedAt: this.#deps.clock.now() }, events.events);
+    if (events !== null) {
+      const endedAt = this.#deps.clock.now();
+      await Promise.all([log?.write(endedAt), sink?.record({ appId, pushId, sliceKey: key, endedAt }, events.events)]);
+    }
     await pushes.recordSlice(appId, pushId, { sliceKey: key, counts: counts.toCounts(), final: end.next === null, next: end.next });
     // After the slice is recorded: one redone before this point still targets these devices (a sender dying here leaves them for the next push).
     await this.#deps.deliveries.forgetUnregistered(appId, unregistered);

@@ -4,6 +4,7 @@ import { deliveryLogPolicy, type DeliveryLogPolicy } from '../../../src/push/del
 import { DeliveryLogWriter, loggedSlice } from '../../../src/push/delivery-log/delivery-log-writer.ts';
 import { decodeEntries, encodeEntries } from '../../../src/push/delivery-log/entries-codec.ts';
 import { deliveryLogBucket, filterMayHold, installationFilter } from '../../../src/push/delivery-log/installation-filter.ts';
+import { InstallationRanges } from '../../../src/push/delivery-log/installation-ranges.ts';
 import type { DeliveryEvent } from '../../../src/push/outcomes/delivery-event.ts';
 
 const slice = { appId: 'shop', pushId: 'push1', sliceKey: 's0/0', endedAt: 1_764_000_000_000 };
@@ -42,11 +43,48 @@ describe('the entries codec', () => {
     expect(decodeEntries(encodeEntries(events), slice)).toEqual(events);
   });
 
-  it('writes a value every entry shares once', () => {
+  it('writes the fields entries share once, and again where they change', () => {
     const events = Array.from({ length: 100 }, (_, n) => event(n, { messageId: null, latencyMs: 2, at: slice.endedAt }));
     const blob = encodeEntries(events).toString();
     expect(blob.match(/"apns"/g)).toHaveLength(1);
     expect(decodeEntries(Buffer.from(blob), slice)).toEqual(events);
+    const mixed = [event(1), event(2, { status: 410, outcome: 'delivered' }), event(3)];
+    expect(encodeEntries(mixed).toString().match(/"apns"/g)).toHaveLength(3);
+    expect(decodeEntries(encodeEntries(mixed), slice)).toEqual(mixed);
+  });
+
+  it('keeps strings with line breaks, quotes and characters beyond ASCII whole', () => {
+    const events = [event(1, { tokenSuffix: 'a\nb"c\\', messageId: 'ü-€-😀', installation: 'in\u2028st' }), event(2, { reason: 'Line\nbreak' })];
+    expect(decodeEntries(encodeEntries(events), slice)).toEqual(events);
+  });
+
+  it('reads entries stored in the column format of earlier versions', () => {
+    const stored = {
+      f: 1,
+      n: 2,
+      b: slice.endedAt - 10,
+      i: ['inst1', null],
+      t: ['tok1', 'tok2'],
+      p: 'ios',
+      g: 'apns',
+      o: 'delivered',
+      r: null,
+      u: false,
+      s: 200,
+      m: ['id-1', 'id-2'],
+      a: 1,
+      l: [0.5, 1.5],
+      at: [0, 10],
+    };
+    const events = decodeEntries(Buffer.from(JSON.stringify(stored)), slice);
+    expect(events).toEqual([
+      event(1, { latencyMs: 0.5, at: slice.endedAt - 10 }),
+      event(2, { installation: null, latencyMs: 1.5, at: slice.endedAt }),
+    ]);
+  });
+
+  it('refuses a format it does not know', () => {
+    expect(() => decodeEntries(Buffer.from('{"f":9,"b":0}\n'), slice)).toThrow(/unknown format/);
   });
 
   it('stores nothing for no entries', () => {
@@ -63,6 +101,23 @@ describe('the installation filter', () => {
     const others = Array.from({ length: 10_000 }, (_, n) => `other${n}`).filter((id) => filterMayHold(filter, id));
     expect(others.length).toBeLessThan(500);
     expect(filter.length).toBe(1 + 1000);
+  });
+});
+
+describe("a slice's installation ranges", () => {
+  it('gives each bucket its lowest and highest objectId and the filter of all its installations, however many', () => {
+    const ranges = new InstallationRanges();
+    const ids = Array.from({ length: 10_000 }, (_, n) => `id${String((n * 7919) % 10_007).padStart(5, '0')}`);
+    for (const id of ids) ranges.add(id);
+    const made = ranges.ranges();
+    expect(made.map((range) => range.bucket).sort((a, b) => a - b)).toEqual([...new Set(ids.map(deliveryLogBucket))].sort((a, b) => a - b));
+    for (const range of made) {
+      const own = ids.filter((id) => deliveryLogBucket(id) === range.bucket).sort();
+      expect(range.low).toBe(own[0]);
+      expect(range.high).toBe(own.at(-1));
+      expect(range.filter).toEqual(installationFilter(own));
+      expect(own.every((id) => filterMayHold(range.filter, id))).toBe(true);
+    }
   });
 });
 
@@ -115,11 +170,14 @@ describe('the delivery log writer', () => {
     const writes: LoggedSlice[] = [];
     let policy = all;
     const writer = new DeliveryLogWriter({ store: { writeSlice: (_app, written) => Promise.resolve(void writes.push(written)) }, policyOf: () => policy });
-    await writer.record(slice, [event(1), event(2)]);
-    await writer.record(slice, []);
-    policy = { ...all, enabled: false };
-    await writer.record(slice, [event(3)]);
+    const log = writer.open(slice);
+    for (const entry of [event(1), event(2)]) log?.add(entry.installation, entry.tokenSuffix, 'ios', 'apns', 'delivered', null, false, 200, entry.messageId, 1, 1, entry.at);
+    await log?.write(slice.endedAt);
+    await writer.open(slice)?.write(slice.endedAt);
     expect(writes).toHaveLength(1);
+    expect(decodeEntries(writes[0]?.entries.delivered, slice).map((entry) => entry.installation)).toEqual(['inst1', 'inst2']);
+    policy = { ...all, enabled: false };
+    expect(writer.open(slice)).toBeNull();
   });
 });
 

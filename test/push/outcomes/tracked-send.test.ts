@@ -1,4 +1,8 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { loggedOutcomes } from '../../../src/core/ports/delivery-log-store.ts';
+import type { DeliveryLogPolicy } from '../../../src/push/delivery-log/delivery-log-policy.ts';
+import { decodeEntries } from '../../../src/push/delivery-log/entries-codec.ts';
+import { SliceLog } from '../../../src/push/delivery-log/slice-log.ts';
 import { ApnsClient } from '../../../src/push/gateways/apns-client.ts';
 import { deliverWithRetry } from '../../../src/push/gateways/deliver-with-retry.ts';
 import type { DeliveryOutcome, GatewayClient } from '../../../src/push/gateways/delivery.ts';
@@ -77,17 +81,41 @@ describe('a tracked send', () => {
 });
 
 describe("a slice's events", () => {
-  it('names the installation, the token suffix, the outcome and the send for each device', () => {
-    const clock = new ManualClock();
-    const events = new SliceEvents({ appId: 'shop', pushId: 'p1', sliceKey: 's0/0' }, clock);
+  const slice = { appId: 'shop', pushId: 'p1', sliceKey: 's0/0' };
+  const policy: DeliveryLogPolicy = { enabled: true, retentionMs: 86_400_000, successes: 'all', sampleRate: 1 };
+
+  function endThree(events: SliceEvents): void {
     const installation = { objectId: 'inst1', createdAt: '', updatedAt: '' };
     events.ended({ installation, token: deviceToken(1), platform: 'ios' }, 'apns', { kind: 'delivered' }, { attempts: 2, status: 200, messageId: 'id-1', latencyMs: () => 3.5 });
     events.ended({ installation: null, token: 'fcm-token-12345678', platform: 'android' }, 'fcm', { kind: 'invalid-token', reason: 'UNREGISTERED', unregistered: true }, { attempts: 1, status: 404, messageId: undefined, latencyMs: () => 1 });
     events.notSent({ installation, token: undefined, platform: 'android' }, 'hms', 'NoRegistrationId');
+  }
+
+  it('names the installation, the token suffix, the outcome and the send for each device', () => {
+    const clock = new ManualClock();
+    const log = new SliceLog(slice, policy, { writeSlice: () => Promise.resolve() });
+    const events = new SliceEvents(slice, clock, { keep: true, log });
+    endThree(events);
     expect(events.events).toEqual([
       expect.objectContaining({ appId: 'shop', pushId: 'p1', sliceKey: 's0/0', installation: 'inst1', tokenSuffix: deviceToken(1).slice(-8), platform: 'ios', gateway: 'apns', outcome: 'delivered', reason: null, status: 200, messageId: 'id-1', attempts: 2, latencyMs: 3.5, at: clock.now() }),
       expect.objectContaining({ installation: null, tokenSuffix: '12345678', outcome: 'invalidToken', reason: 'UNREGISTERED', unregistered: true, status: 404, messageId: null }),
       expect.objectContaining({ installation: 'inst1', tokenSuffix: null, gateway: 'hms', outcome: 'failed', reason: 'NoRegistrationId', status: null, attempts: 0, latencyMs: 0 }),
     ]);
+    // The log holds the same events, encoded as they came.
+    const rows = log.rows(clock.now());
+    expect(rows.counts).toEqual({ delivered: 1, invalidToken: 1, failed: 1 });
+    const logged = loggedOutcomes.flatMap((outcome) => decodeEntries(rows.entries[outcome], slice));
+    expect(logged).toEqual(expect.arrayContaining(events.events));
+    expect(logged).toHaveLength(3);
+  });
+
+  it('keeps no event object when only the delivery log takes them', () => {
+    const clock = new ManualClock();
+    const log = new SliceLog(slice, policy, { writeSlice: () => Promise.resolve() });
+    const events = new SliceEvents(slice, clock, { keep: false, log });
+    endThree(events);
+    expect(events.events).toEqual([]);
+    expect(log.size).toBe(3);
+    expect(decodeEntries(log.rows(clock.now()).entries.delivered, slice).map((entry) => entry.messageId)).toEqual(['id-1']);
   });
 });
