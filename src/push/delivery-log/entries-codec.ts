@@ -1,5 +1,6 @@
 import type { GatewayName } from '../gateways/delivery.ts';
-import { deliveryEventVersion, type DeliveryEvent, type DeliveryEventOutcome } from '../outcomes/delivery-event.ts';
+import { deliveryEventVersion, tokenSuffixOf, type DeliveryEvent, type DeliveryEventOutcome } from '../outcomes/delivery-event.ts';
+import { entryLineBound, writeEntryLine } from './entry-line.ts';
 import type { Platform } from '../requests/push-request.ts';
 
 /**
@@ -52,9 +53,10 @@ export class EntryEncoder {
     return this.#count;
   }
 
+  /** `token`: the device's token or registrationId sent to, or its suffix (`tokenSuffixOf`); the suffix is what is kept. */
   add(
     installation: string | null,
-    tokenSuffix: string | null,
+    token: string | null,
     platform: Platform,
     gateway: GatewayName,
     outcome: DeliveryEventOutcome,
@@ -90,7 +92,20 @@ export class EntryEncoder {
       const shared: SharedFields = { o: outcome, p: platform, g: gateway, r: reason, u: unregistered, s: status, a: attempts };
       this.#line(JSON.stringify(shared));
     }
-    this.#line(JSON.stringify([installation, tokenSuffix, messageId, latencyMs, at - this.#base]));
+    const offset = at - this.#base;
+    this.#reserve(entryLineBound(installation, messageId));
+    const end = writeEntryLine(this.#buffer, this.#length, installation, token, messageId, latencyMs, offset);
+    if (end >= 0) this.#length = end;
+    else this.#line(JSON.stringify([installation, token === null ? null : tokenSuffixOf(token), messageId, latencyMs, offset]));
+  }
+
+  /** Room for `bytes` more. */
+  #reserve(bytes: number): void {
+    const needed = this.#length + bytes;
+    if (needed <= this.#buffer.length) return;
+    const grown = Buffer.allocUnsafe(Math.max(needed, this.#buffer.length * 2, 16_384));
+    this.#buffer.copy(grown, 0, 0, this.#length);
+    this.#buffer = grown;
   }
 
   /** The entries as stored; an empty buffer for none. */
@@ -100,12 +115,7 @@ export class EntryEncoder {
 
   #line(text: string): void {
     // UTF-8 takes at most 3 bytes per UTF-16 code unit.
-    const needed = this.#length + text.length * 3 + 1;
-    if (needed > this.#buffer.length) {
-      const grown = Buffer.allocUnsafe(Math.max(needed, this.#buffer.length * 2, 16_384));
-      this.#buffer.copy(grown, 0, 0, this.#length);
-      this.#buffer = grown;
-    }
+    this.#reserve(text.length * 3 + 1);
     this.#length += this.#buffer.write(text, this.#length);
     this.#buffer[this.#length] = newline;
     this.#length += 1;

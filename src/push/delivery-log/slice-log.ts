@@ -1,6 +1,7 @@
 import type { DeliveryLogStore, LoggedOutcome, LoggedSlice } from '../../core/ports/delivery-log-store.ts';
 import { fnv1a } from '../../core/fnv1a.ts';
 import type { GatewayName } from '../gateways/delivery.ts';
+import { tokenSuffixOf } from '../outcomes/delivery-event.ts';
 import type { DeliverySlice } from '../outcomes/delivery-events.ts';
 import type { Platform } from '../requests/push-request.ts';
 import type { DeliveryLogPolicy } from './delivery-log-policy.ts';
@@ -36,10 +37,14 @@ export class SliceLog {
     this.#keepSuccess = successFilter(slice.pushId, policy);
   }
 
-  // Positional, like `DeliveryEvent`'s fields: the hot path makes no object per device.
+  /**
+   * One device's final outcome, in `DeliveryEvent`'s fields; `token` is the
+   * token or registrationId sent to, or its suffix (the suffix is kept).
+   * Positional: the hot path makes no object per device.
+   */
   add(
     installation: string | null,
-    tokenSuffix: string | null,
+    token: string | null,
     platform: Platform,
     gateway: GatewayName,
     outcome: LoggedOutcome,
@@ -52,8 +57,8 @@ export class SliceLog {
     at: number,
   ): void {
     this.#counts[outcome] += 1;
-    if (outcome === 'delivered' && !this.#keepSuccess(installation ?? tokenSuffix ?? '')) return;
-    this.#entries[outcome].add(installation, tokenSuffix, platform, gateway, outcome, reason, unregistered, status, messageId, attempts, latencyMs, at);
+    if (outcome === 'delivered' && !this.#keepSuccess(installation ?? (token === null ? '' : tokenSuffixOf(token)))) return;
+    this.#entries[outcome].add(installation, token, platform, gateway, outcome, reason, unregistered, status, messageId, attempts, latencyMs, at);
     if (installation !== null) this.#ranges.add(installation);
   }
 

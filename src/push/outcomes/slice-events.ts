@@ -77,9 +77,9 @@ export class SliceEvents {
   ): void {
     const { token } = device;
     const installation = device.installation?.objectId ?? null;
-    const tokenSuffix = typeof token === 'string' && token !== '' ? tokenSuffixOf(token) : null;
+    const sentTo = typeof token === 'string' && token !== '' ? token : null;
     const at = this.#clock.now();
-    this.#log?.add(installation, tokenSuffix, device.platform, gateway, outcome, reason, unregistered, status, messageId, attempts, latencyMs, at);
+    this.#log?.add(installation, sentTo, device.platform, gateway, outcome, reason, unregistered, status, messageId, attempts, latencyMs, at);
     if (!this.#keep) return;
     this.events.push({
       version: deliveryEventVersion,
@@ -87,7 +87,7 @@ export class SliceEvents {
       pushId: this.#pushId,
       sliceKey: this.#sliceKey,
       installation,
-      tokenSuffix,
+      tokenSuffix: sentTo === null ? null : tokenSuffixOf(sentTo),
       platform: device.platform,
       gateway,
       outcome,
