@@ -2,6 +2,7 @@ import type { DeliveryLogStore, LoggedSlice } from '../../core/ports/delivery-lo
 import type { DeliveryEvent } from '../outcomes/delivery-event.ts';
 import type { DeliverySlice } from '../outcomes/delivery-events.ts';
 import type { DeliveryLogPolicy } from './delivery-log-policy.ts';
+import { addEvents } from './entries-codec.ts';
 import { SliceLog } from './slice-log.ts';
 
 export interface DeliveryLogWriterDeps {
@@ -32,21 +33,6 @@ export class DeliveryLogWriter {
 /** The rows of one slice's events under `policy`. */
 export function loggedSlice(slice: DeliverySlice, events: readonly DeliveryEvent[], policy: DeliveryLogPolicy): LoggedSlice {
   const log = new SliceLog(slice, policy, { writeSlice: () => Promise.resolve() });
-  for (const event of events) {
-    log.add(
-      event.installation,
-      event.tokenSuffix,
-      event.platform,
-      event.gateway,
-      event.outcome,
-      event.reason,
-      event.unregistered,
-      event.status,
-      event.messageId,
-      event.attempts,
-      event.latencyMs,
-      event.at,
-    );
-  }
+  addEvents(log, events);
   return log.rows(slice.endedAt);
 }

@@ -122,11 +122,15 @@ export class EntryEncoder {
   }
 }
 
-/** Entries as stored; an empty buffer for none. */
-export function encodeEntries(events: readonly DeliveryEvent[]): Buffer {
-  const encoder = new EntryEncoder();
+/** What takes entries one by one, in `DeliveryEvent`'s fields (`EntryEncoder`, `SliceLog`). */
+export interface EntryTarget {
+  add: EntryEncoder['add'];
+}
+
+/** Adds each of `events` to `target`. */
+export function addEvents(target: EntryTarget, events: readonly DeliveryEvent[]): void {
   for (const event of events) {
-    encoder.add(
+    target.add(
       event.installation,
       event.tokenSuffix,
       event.platform,
@@ -141,6 +145,12 @@ export function encodeEntries(events: readonly DeliveryEvent[]): Buffer {
       event.at,
     );
   }
+}
+
+/** Entries as stored; an empty buffer for none. */
+export function encodeEntries(events: readonly DeliveryEvent[]): Buffer {
+  const encoder = new EntryEncoder();
+  addEvents(encoder, events);
   return encoder.finish();
 }
 
