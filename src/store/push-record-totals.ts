@@ -1,4 +1,4 @@
-import { gaveUpField, type PushCounts, type PushDoc, type SliceReport, type SliceResult } from '../core/ports/push-store.ts';
+import { gaveUpField, type PushCounts, type PushDoc, type SliceReport, type SliceResult, type UnregisteredInstallation } from '../core/ports/push-store.ts';
 
 /** A result row as the adapters read it back. */
 export interface SliceRow {
@@ -19,7 +19,10 @@ export function emptyPushCounts(): PushCounts {
 
 /** Reads counts stored as JSON, taking only finite numbers, so that a bad row cannot poison a sum. */
 export function parsePushCounts(json: string): PushCounts {
-  const raw: unknown = JSON.parse(json);
+  return countsOf(JSON.parse(json));
+}
+
+function countsOf(raw: unknown): PushCounts {
   const counts = emptyPushCounts();
   if (typeof raw !== 'object' || raw === null) return counts;
   const source = raw as Record<string, unknown>;
@@ -67,13 +70,25 @@ function finite(value: unknown): number {
   return typeof value === 'number' && Number.isFinite(value) ? value : 0;
 }
 
-/** A slice's counts and continuation as one JSON text, the form both adapters store. */
+/** A slice's counts, continuation and installations still to remove as one JSON text, the form both adapters store. */
 export function encodeSliceReport(result: SliceResult): string {
-  return JSON.stringify({ ...result.counts, next: result.next ?? null });
+  const unregistered = result.unregistered ?? [];
+  return JSON.stringify({ ...result.counts, next: result.next ?? null, ...(unregistered.length === 0 ? {} : { unregistered: unregistered.map(({ objectId, updatedAt }) => [objectId, updatedAt]) }) });
 }
 
 export function parseSliceReport(json: string, final: boolean): SliceReport {
   const raw: unknown = JSON.parse(json);
-  const next = typeof raw === 'object' && raw !== null ? (raw as Record<string, unknown>).next : null;
-  return { final, next: typeof next === 'string' ? next : null };
+  const source = typeof raw === 'object' && raw !== null ? (raw as Record<string, unknown>) : {};
+  const next = source.next;
+  return { final, next: typeof next === 'string' ? next : null, counts: countsOf(raw), unregistered: parseUnregistered(source.unregistered) };
+}
+
+/** `[objectId, updatedAt]` pairs; anything else in the list is dropped (at worst an installation stays for the next push to find). */
+function parseUnregistered(value: unknown): UnregisteredInstallation[] {
+  if (!Array.isArray(value)) return [];
+  const found: UnregisteredInstallation[] = [];
+  for (const pair of value) {
+    if (Array.isArray(pair) && typeof pair[0] === 'string' && typeof pair[1] === 'string') found.push({ objectId: pair[0], updatedAt: pair[1] });
+  }
+  return found;
 }

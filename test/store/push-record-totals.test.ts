@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { emptyPushCounts, maxReasonKeys, parsePushCounts, withTotals } from '../../src/store/push-record-totals.ts';
+import { emptyPushCounts, encodeSliceReport, maxReasonKeys, parsePushCounts, parseSliceReport, withTotals } from '../../src/store/push-record-totals.ts';
 
 const manyReasons = (count: number, prefix: string): Record<string, number> => Object.fromEntries(Array.from({ length: count }, (_, n) => [`${prefix}${n}`, 1]));
 
@@ -22,5 +22,17 @@ describe('push record totals', () => {
 
   it('adds the counts of a word that is a property of every object, such as constructor, as a number', () => {
     expect(parsePushCounts('{"errorReasons":{"constructor":2,"toString":1}}').errorReasons).toEqual({ constructor: 2, toString: 1 });
+  });
+
+  it('stores the installations a slice has yet to remove beside its counts, and drops malformed ones when read', () => {
+    const counts = { ...emptyPushCounts(), devices: 2, invalidTokens: 2, errorReasons: { Unregistered: 2 } };
+    const unregistered = [{ objectId: 'a', updatedAt: '2026-11-01T00:00:00.000Z' }, { objectId: 'b"\\', updatedAt: '2026-11-02T00:00:00.000Z' }];
+    const stored = encodeSliceReport({ sliceKey: 't/0', counts, final: true, next: null, unregistered });
+    expect(parseSliceReport(stored, true)).toEqual({ final: true, next: null, counts, unregistered });
+    expect(parsePushCounts(stored)).toEqual(counts);
+    expect(encodeSliceReport({ sliceKey: 't/0', counts, final: true, unregistered: [] })).not.toContain('unregistered');
+    const odd = JSON.stringify({ ...counts, next: 'x', unregistered: [['c', '2026-11-03T00:00:00.000Z'], ['d'], 'e', [1, 2], null, ['f', null]] });
+    expect(parseSliceReport(odd, false)).toEqual({ final: false, next: 'x', counts, unregistered: [{ objectId: 'c', updatedAt: '2026-11-03T00:00:00.000Z' }] });
+    expect(parseSliceReport(JSON.stringify({ ...counts, unregistered: { c: 1 } }), false).unregistered).toEqual([]);
   });
 });

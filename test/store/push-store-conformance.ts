@@ -82,9 +82,9 @@ export function describePushConformance(context: PushDataContext): void {
       await store.recordSlice(appId, record.objectId, { sliceKey: 't/0', counts: slice, final: false, next: 'obj-0999' });
       await store.recordSlice(appId, record.objectId, { sliceKey: 't/1', counts: slice, final: true, next: null });
       await store.recordSlice(appId, record.objectId, { sliceKey: 'u/0', counts: slice, final: true });
-      expect(await store.getSlice(appId, record.objectId, 't/0')).toEqual({ final: false, next: 'obj-0999' });
-      expect(await store.getSlice(appId, record.objectId, 't/1')).toEqual({ final: true, next: null });
-      expect(await store.getSlice(appId, record.objectId, 'u/0')).toEqual({ final: true, next: null });
+      expect(await store.getSlice(appId, record.objectId, 't/0')).toEqual({ final: false, next: 'obj-0999', counts: slice, unregistered: [] });
+      expect(await store.getSlice(appId, record.objectId, 't/1')).toEqual({ final: true, next: null, counts: slice, unregistered: [] });
+      expect(await store.getSlice(appId, record.objectId, 'u/0')).toEqual({ final: true, next: null, counts: slice, unregistered: [] });
       expect(await store.getSlice(newAppId(), record.objectId, 't/0')).toBeNull();
       // The continuation does not leak into the counters.
       expect(await store.get(appId, record.objectId)).toEqual({ ...record, ...times(slice, 3), status: 'done' });
@@ -94,6 +94,21 @@ export function describePushConformance(context: PushDataContext): void {
       await store.delete(appId, record.objectId);
       expect(await store.getRecord(appId, record.objectId)).toBeNull();
       expect(await store.getSlice(appId, record.objectId, 't/0')).toBeNull();
+    });
+
+    it('keeps the installations a slice has yet to remove with it until it is recorded again without them, apart from the counts', async () => {
+      const store = pushes();
+      const appId = newAppId();
+      const record = newPushRecord({ expectedTasks: 1 });
+      await store.insert(appId, record);
+      const unregistered = Array.from({ length: 300 }, (_, n) => ({ objectId: `inst-${n}`, updatedAt: new Date(Date.UTC(2026, 10, 1, 0, 0, n)).toISOString() }));
+      const result = { sliceKey: 't/0', counts: slice, final: true, next: null, unregistered };
+      await store.recordSlice(appId, record.objectId, result);
+      expect(await store.getSlice(appId, record.objectId, 't/0')).toEqual({ final: true, next: null, counts: slice, unregistered });
+      expect(await store.get(appId, record.objectId)).toEqual({ ...record, ...slice, status: 'done' });
+      await store.recordSlice(appId, record.objectId, { ...result, unregistered: [] });
+      expect(await store.getSlice(appId, record.objectId, 't/0')).toEqual({ final: true, next: null, counts: slice, unregistered: [] });
+      expect(await store.get(appId, record.objectId)).toEqual({ ...record, ...slice, status: 'done' });
     });
 
     it.each([

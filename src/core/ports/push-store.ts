@@ -40,12 +40,27 @@ export interface SliceResult {
   final: boolean;
   /** Where the task's next slice starts (its cursor); null for the last slice. */
   next?: string | null;
+  /**
+   * Installations the slice found unregistered and has yet to remove: kept
+   * with the slice until they are gone, so that a sender dying between
+   * recording the slice and removing them leaves them to the slice's redo.
+   */
+  unregistered?: readonly UnregisteredInstallation[];
+}
+
+/** An installation a gateway reported unregistered, removed only while it still has the `updatedAt` it was sent with. */
+export interface UnregisteredInstallation {
+  objectId: string;
+  updatedAt: string;
 }
 
 /** What `getSlice` answers of a reported slice. */
 export interface SliceReport {
   final: boolean;
   next: string | null;
+  counts: PushCounts;
+  /** The installations it recorded as still to remove; empty once they are gone. */
+  unregistered: UnregisteredInstallation[];
 }
 
 /**

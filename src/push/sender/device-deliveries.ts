@@ -2,10 +2,11 @@ import type { Clock } from '../../core/clock.ts';
 import { PreconditionFailedError } from '../../core/errors.ts';
 import type { Logger } from '../../core/logger.ts';
 import type { InstallationStore } from '../../core/ports/installation-store.ts';
+import type { UnregisteredInstallation } from '../../core/ports/push-store.ts';
 import type { StoredObject } from '../../core/ports/object-store.ts';
 import { deliverWithRetry, type RetryPolicy } from '../gateways/deliver-with-retry.ts';
 import type { DeliveryReason } from '../gateways/delivery-reasons.ts';
-import type { ApnsDelivery, DeliveryOutcome, GatewayClient, GatewayName } from '../gateways/delivery.ts';
+import type { ApnsDelivery, GatewayClient, GatewayName } from '../gateways/delivery.ts';
 import { androidDeviceRoute, iosDeviceRoute, iosTokenOf, listedAndroidId, notSentCauses } from '../audience/device-route.ts';
 import type { GatewayMetrics } from '../gateways/gateway-metrics.ts';
 import type { AndroidRoute } from '../gateways/makers/android-routes.ts';
@@ -48,7 +49,7 @@ export interface SliceContext {
    * still targets them, so its delivery log entries and counts stay whole.
    * Absent, each is removed at once.
    */
-  unregistered?: UnregisteredDevice[];
+  unregistered?: UnregisteredInstallation[];
   signal: AbortSignal;
 }
 
@@ -59,12 +60,6 @@ export interface WarmedDevice {
   id: string;
   /** Android: the gateway its vendor goes through; null for iOS. */
   route: AndroidRoute | null;
-}
-
-/** An installation whose token the gateway reported unregistered, and what it said. */
-export interface UnregisteredDevice {
-  installation: StoredObject;
-  outcome: Extract<DeliveryOutcome, { kind: 'invalid-token' }>;
 }
 
 /**
@@ -171,13 +166,16 @@ export class DeviceDeliveries {
     if (outcome.unregistered) slice.tally.fail(gateway, 'invalid-token', outcome.reason);
     else this.#failed(slice, gateway, 'invalid-token', outcome.reason, outcome.cause);
     if (!outcome.unregistered || installation === null) return;
-    if (slice.unregistered !== undefined) slice.unregistered.push({ installation, outcome });
-    else await this.#forget(slice.appId, installation, outcome);
+    // SPEC.md: the gateway said the token expired, so the installation goes — unless it was saved since.
+    if (outcome.since !== undefined && outcome.since < Date.parse(installation.updatedAt)) return;
+    const device = { objectId: installation.objectId, updatedAt: installation.updatedAt };
+    if (slice.unregistered !== undefined) slice.unregistered.push(device);
+    else await this.#forget(slice.appId, device);
   }
 
   /** Removes the installations a recorded slice found unregistered; one that fails to go is found unregistered by the next push. */
-  async forgetUnregistered(appId: string, devices: readonly UnregisteredDevice[]): Promise<void> {
-    for (const { installation, outcome } of devices) await this.#forget(appId, installation, outcome);
+  async forgetUnregistered(appId: string, devices: readonly UnregisteredInstallation[]): Promise<void> {
+    for (const device of devices) await this.#forget(appId, device);
   }
 
   /** Counts a device not delivered by its reason and tells the failure log. */
@@ -192,15 +190,13 @@ export class DeviceDeliveries {
     this.#failed(slice, gateway, 'not-sent', reason, notSentCauses[reason]);
   }
 
-  /** SPEC.md: the gateway said the token expired, so the installation goes — unless it was saved since. */
-  async #forget(appId: string, installation: StoredObject, outcome: Extract<DeliveryOutcome, { kind: 'invalid-token' }>): Promise<void> {
-    const savedAt = Date.parse(installation.updatedAt);
-    if (outcome.since !== undefined && outcome.since < savedAt) return;
+  /** Removes the installation unless it was saved again since it was read. */
+  async #forget(appId: string, device: UnregisteredInstallation): Promise<void> {
     try {
-      await this.#deps.installations.deleteIfUnchanged(appId, installation.objectId, installation.updatedAt);
+      await this.#deps.installations.deleteIfUnchanged(appId, device.objectId, device.updatedAt);
     } catch (error) {
       // The next push finds the token unregistered again.
-      this.#deps.logger.warn({ err: error, app: appId, installation: installation.objectId }, 'could not remove an unregistered installation');
+      this.#deps.logger.warn({ err: error, app: appId, installation: device.objectId }, 'could not remove an unregistered installation');
     }
   }
 

@@ -7,6 +7,7 @@ import { appKey } from '../../core/ports/coordination.ts';
 import type { TokenBuckets } from '../../core/ports/token-buckets.ts';
 import type { DeviceKey } from '../../core/ports/installation-store.ts';
 import type { StoredObject, Store } from '../../core/ports/object-store.ts';
+import type { SliceResult, UnregisteredInstallation } from '../../core/ports/push-store.ts';
 import { registrationDevice } from '../audience/registration-device.ts';
 import { iosTokenOf, listedAndroidId } from '../audience/device-route.ts';
 import { targetPlatform, savedSince } from '../audience/target-platform.ts';
@@ -19,7 +20,7 @@ import type { DeliveryLogWriter } from '../delivery-log/delivery-log-writer.ts';
 import type { DeliveryEvents } from '../outcomes/delivery-events.ts';
 import type { PushEnds } from '../outcomes/push-ends.ts';
 import { SliceEvents, type EventDevice } from '../outcomes/slice-events.ts';
-import type { DeviceDeliveries, SliceContext, UnregisteredDevice } from './device-deliveries.ts';
+import type { DeviceDeliveries, SliceContext } from './device-deliveries.ts';
 import { DeliveryTally } from './delivery-tally.ts';
 import { DeliveryWindow, WindowedSends } from './delivery-window.ts';
 import { WindowSizer, type WindowBounds } from './window-sizer.ts';
@@ -144,6 +145,8 @@ export class Sender {
     const pushes = this.#deps.store.pushes;
     const done = await pushes.getSlice(appId, pushId, sliceKey(task));
     if (done !== null) {
+      // A sender that died after recording the slice, before it removed the installations found unregistered.
+      await this.#forgetUnregistered(appId, pushId, { sliceKey: sliceKey(task), ...done });
       if (!done.final) await this.#continue(task, done.next, true);
       // A sender that died after recording its task's end, before it looked whether the push ended.
       else this.#deps.pushEnds?.mayHaveEnded(appId, pushId);
@@ -155,7 +158,7 @@ export class Sender {
     const sink = this.#deps.events;
     const log = this.#deps.deliveryLog?.open({ appId, pushId, sliceKey: key }) ?? null;
     const events = sink === undefined && log === null ? null : new SliceEvents({ appId, pushId, sliceKey: key }, this.#deps.clock, { keep: sink !== undefined, log });
-    const unregistered: UnregisteredDevice[] = [];
+    const unregistered: UnregisteredInstallation[] = [];
     const slice: SliceContext = { appId, pushId, spec: task.spec, prepared: this.#prepared.get(pushId, task.spec), counts, tally, events, unregistered, signal };
     let end: SliceEnd;
     try {
@@ -174,11 +177,23 @@ export class Sender {
       const endedAt = this.#deps.clock.now();
       await Promise.all([log?.write(endedAt), sink?.record({ appId, pushId, sliceKey: key, endedAt }, events.events)]);
     }
-    await pushes.recordSlice(appId, pushId, { sliceKey: key, counts: counts.toCounts(), final: end.next === null, next: end.next });
-    // After the slice is recorded: one redone before this point still targets these devices (a sender dying here leaves them for the next push).
-    await this.#deps.deliveries.forgetUnregistered(appId, unregistered);
+    const result = { sliceKey: key, counts: counts.toCounts(), final: end.next === null, next: end.next, unregistered };
+    await pushes.recordSlice(appId, pushId, result);
+    // After the slice is recorded: one redone before this point still targets these devices, and one redone after removes them.
+    await this.#forgetUnregistered(appId, pushId, result);
     if (end.next !== null) await this.#continue(task, end.next, false);
     else this.#deps.pushEnds?.mayHaveEnded(appId, pushId);
+  }
+
+  /**
+   * Removes the installations a recorded slice found unregistered, then
+   * records the slice again without them. Until then its record keeps them,
+   * for a redo of the slice to remove.
+   */
+  async #forgetUnregistered(appId: string, pushId: string, result: SliceResult): Promise<void> {
+    if (result.unregistered === undefined || result.unregistered.length === 0) return;
+    await this.#deps.deliveries.forgetUnregistered(appId, result.unregistered);
+    await this.#deps.store.pushes.recordSlice(appId, pushId, { ...result, unregistered: [] });
   }
 
   async #shardSlice(task: PushTaskMessage, slice: SliceContext): Promise<SliceEnd> {
