@@ -45,6 +45,14 @@ describe('eventually', () => {
     expect(performance.now() - started).toBeLessThan(10_000);
   });
 
+  it('names what the read before answered when the last one is still under way at the deadline', async () => {
+    let reads = 0;
+    const slowThird = () => (++reads < 3 ? Promise.resolve({ left: 7 - reads }) : new Promise<{ left: number }>(() => undefined));
+    await expect(eventually('none left', slowThird, (v) => v.left === 0, { timeoutMs: 200, intervalMs: 5 })).rejects.toThrow(
+      new Error('waited 200 ms for none left; saw a read still unanswered, after { left: 5 }'),
+    );
+  });
+
   it('ends the wait at once when done throws', async () => {
     const exited = new Error('the server exited');
     await expect(

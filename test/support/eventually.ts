@@ -28,14 +28,18 @@ export async function eventually<T>(
 ): Promise<T> {
   const timeoutMs = options.timeoutMs ?? defaultWaitMs;
   const deadline = performance.now() + timeoutMs;
+  let answered: Reading<T> | null = null;
   for (;;) {
     // A read that hangs must not outlast the deadline either.
     const reading = await within(read, Math.max(0, deadline - performance.now()));
     if (reading !== 'pending' && 'value' in reading && done(reading.value)) return reading.value;
     if (reading === 'pending' || performance.now() >= deadline) {
-      const seen = `${describe(reading)}${options.detail === undefined ? '' : `; ${options.detail()}`}`;
+      // A slow read under way at the deadline: what the one before it answered says more.
+      const before = reading === 'pending' && answered !== null ? `, after ${describe(answered)}` : '';
+      const seen = `${describe(reading)}${before}${options.detail === undefined ? '' : `; ${options.detail()}`}`;
       throw new Error(waitedMessage(timeoutMs, what, seen));
     }
+    answered = reading;
     await sleep(options.intervalMs ?? 20);
   }
 }
