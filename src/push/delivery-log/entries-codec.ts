@@ -39,7 +39,6 @@ const newline = 0x0a;
 export class EntryEncoder {
   #buffer: Buffer = empty;
   #length = 0;
-  #count = 0;
   #base = 0;
   #outcome: DeliveryEventOutcome | undefined;
   #platform: Platform | undefined;
@@ -48,10 +47,6 @@ export class EntryEncoder {
   #unregistered: boolean | undefined;
   #status: number | null | undefined;
   #attempts: number | undefined;
-
-  get count(): number {
-    return this.#count;
-  }
 
   /** `token`: the device's token or registrationId sent to, or its suffix (`tokenSuffixOf`); the suffix is what is kept. */
   add(
@@ -68,11 +63,10 @@ export class EntryEncoder {
     latencyMs: number,
     at: number,
   ): void {
-    if (this.#count === 0) {
+    if (this.#length === 0) {
       this.#base = at;
       this.#line(JSON.stringify({ f: format, b: at }));
     }
-    this.#count += 1;
     if (
       outcome !== this.#outcome ||
       platform !== this.#platform ||
