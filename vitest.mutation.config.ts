@@ -28,6 +28,11 @@ export const mutationModules: [source: string, ...tests: string[]][] = [
   ['src/push/gateways/makers/vivo/classify-vivo-answer.ts', 'test/push/gateways/makers/classify-vivo-answer.test.ts'],
   ['src/push/gateways/makers/meizu/classify-meizu-answer.ts', 'test/push/gateways/makers/classify-meizu-answer.test.ts'],
   ['src/push/gateways/makers/maker-client.ts', 'test/push/gateways/makers/maker-client.test.ts'],
+  // The delivery log: how a slice's entries are written and read back, and how a device's entries are found.
+  ['src/push/delivery-log/entries-codec.ts', 'test/push/delivery-log/delivery-log-writer.test.ts', 'test/push/delivery-log/entry-line.test.ts'],
+  ['src/push/delivery-log/entry-line.ts', 'test/push/delivery-log/entry-line.test.ts'],
+  ['src/push/delivery-log/installation-filter.ts', 'test/push/delivery-log/delivery-log-writer.test.ts'],
+  ['src/push/delivery-log/installation-ranges.ts', 'test/push/delivery-log/delivery-log-writer.test.ts'],
   // `flow_control`: the token bucket's arithmetic both coordination adapters share.
   ['src/coord/token-bucket.ts', 'test/coord/token-bucket.test.ts', 'test/coord/memory-coordination.test.ts'],
 ];

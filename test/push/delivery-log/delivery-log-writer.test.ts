@@ -90,10 +90,36 @@ describe('the entries codec', () => {
   it('stores nothing for no entries', () => {
     expect(encodeEntries([]).length).toBe(0);
     expect(decodeEntries(Buffer.alloc(0), slice)).toEqual([]);
+    expect(decodeEntries(undefined, slice)).toEqual([]);
+  });
+
+  it('refuses an entry that comes before any shared fields', () => {
+    expect(() => decodeEntries(Buffer.from('{"f":2,"b":0}\n["i","t","m",1,0]\n'), slice)).toThrow('delivery log entry before its shared fields');
+  });
+
+  it('keeps a reason far longer than the buffer it starts with, in characters of three bytes', () => {
+    const reason = '€'.repeat(40_000);
+    const events = [event(1), event(2, { outcome: 'failed', reason, status: 500 }), event(3)];
+    expect(decodeEntries(encodeEntries(events), slice)).toEqual(events);
   });
 });
 
 describe('the installation filter', () => {
+  // Both are stored: range rows already written are read with them, so they must not change.
+  it("puts an installation in the bucket of its objectId's FNV-1a hash, as stored", () => {
+    expect(['a', 'Ab3dE6gH9j', 'zz9'].map(deliveryLogBucket)).toEqual([44, 2, 36]);
+  });
+
+  it('makes the same bytes as the filters already stored', () => {
+    expect(installationFilter(['Ab3dE6gH9j', 'Xy7kP2mQ4r']).toString('hex')).toBe('05c040001821008210');
+    expect(installationFilter([]).toString('hex')).toBe('050000000000000000');
+  });
+
+  it('may hold anything when it has no bits to say otherwise', () => {
+    expect(filterMayHold(Buffer.from([5]), 'inst1')).toBe(true);
+    expect(filterMayHold(Buffer.alloc(0), 'inst1')).toBe(true);
+  });
+
   it('holds every installation put in it and few others', () => {
     const ids = Array.from({ length: 1000 }, (_, n) => `held${n}`);
     const filter = installationFilter(ids);

@@ -38,6 +38,8 @@ describe("a delivery log entry's line", () => {
     expect(line('i', 't', 'm', -1, 1)).toBeNull();
     expect(line('i', 't', 'm', 1, 1.5)).toBeNull();
     expect(line('i', 't', 'm', 1, -3)).toBeNull();
+    expect(line('i', 't', 'm', -0.5, 1)).toBeNull();
+    expect(line('i', 't', 'm', -2, 1)).toBeNull();
     // Only the suffix is written, so what the token holds before it does not matter.
     expect(line('i', '"\\ü\n' + 'abcdefgh', 'm', 1, 1)).toBe(`${JSON.stringify(['i', 'abcdefgh', 'm', 1, 1])}\n`);
   });
