@@ -51,7 +51,8 @@
  * `--outcome-stream on` turns on the distributed setup's outcome stream (off
  * by default, as in Herald's config; the embedded bus has none); results get
  * `-outcome-stream`. With `--delivery-log-cost`, the runs with the log on
- * have the stream on too.
+ * have the stream on too. A `--senders` other than 2 adds `-senders<n>`, and
+ * a `--slice` adds `-slice<n>`.
  *
  * `--delivery-log-cost` sends the broadcast with the delivery log on (default
  * settings, every success kept) and off, alternating in the same run, on the
@@ -185,8 +186,8 @@ const heraldNodeOptions = values['herald-node-options'];
 const data = { alert: 'Your weekly summary is ready: 3 new messages and 2 updates.', sound: 'default', campaign: 'weekly-2026-47' };
 
 const outDir = join(resolve(import.meta.dirname, '..'), 'bench/results');
-// The default audience keeps the issue's name; other sizes get their own file, so a 1,000,000 run does not replace the 100,000 one.
-const resultName = `push-${distributed ? 'distributed' : store}${androidShare > 0 ? '-android' : ''}${devices === 100_000 ? '' : `-${devices}`}${gatewayLatencyMs === undefined ? '' : `-latency${gatewayLatencyMs}`}${engine.transport === 'http2-wrapper' ? '-http2-wrapper' : ''}${stalledEndpoint === undefined ? '' : '-webhook-stalled'}${outcomeStream ? '-outcome-stream' : ''}${values.breakdown ? '-breakdown' : ''}.json`;
+// The default audience and layout keep the issue's name; other sizes, sender counts and slices get their own file, so a 1,000,000 run does not replace the 100,000 one.
+const resultName = `push-${distributed ? 'distributed' : store}${androidShare > 0 ? '-android' : ''}${devices === 100_000 ? '' : `-${devices}`}${gatewayLatencyMs === undefined ? '' : `-latency${gatewayLatencyMs}`}${engine.transport === 'http2-wrapper' ? '-http2-wrapper' : ''}${stalledEndpoint === undefined ? '' : '-webhook-stalled'}${outcomeStream ? '-outcome-stream' : ''}${distributed && senders !== 2 ? `-senders${senders}` : ''}${engine.sliceSize === undefined ? '' : `-slice${engine.sliceSize}`}${values.breakdown ? '-breakdown' : ''}.json`;
 const out = (line: string): boolean => process.stdout.write(`${line}\n`);
 
 async function main(): Promise<void> {
