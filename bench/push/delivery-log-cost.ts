@@ -50,7 +50,9 @@ export interface CostSummary {
   off: ModeFigures;
   on: ModeFigures;
   /** on ÷ off: deliveries/s (≥ 0.9 wanted) and CPU per delivery to the record's done (≤ 1.15 wanted). */
-  ratios: { deliveriesPerSecond: number; cpuPerDelivery: number; cpuPerDeliveryToLast: number; peakRss: number };
+  ratios: { deliveriesPerSecond: number; cpuPerDelivery: number; cpuPerDeliveryToLast: number; peakRss: number; mainThreadCpuPerDelivery: number };
+  /** on ÷ off of each pair (the n-th run on against the n-th off), of the whole processes' CPU and of their main threads' alone: how far single pairs spread. */
+  pairRatios: { cpuPerDelivery: number[]; mainThreadCpuPerDelivery: number[] };
   limitsMet: boolean;
 }
 
@@ -60,6 +62,8 @@ interface ModeFigures {
   cpuMicrosPerDelivery: number;
   /** The same to the last delivery, µs. */
   cpuMicrosPerDeliveryToLast: number;
+  /** The main threads' CPU alone (JavaScript's thread of each process) to the record's done, over the deliveries, µs. */
+  mainThreadCpuMicrosPerDelivery: number;
   peakRssMb: number;
   /** Entries GET /1.1/notifications/<id>/deliveries listed after each run. */
   logEntries: number[];
@@ -189,8 +193,9 @@ function summarize(processes: string, runs: Record<Mode, PushRun[]>, entries: Re
     const broadcasts = runs[mode].map((run) => run.broadcast);
     return {
       deliveriesPerSecond: Math.round(median(broadcasts.map((b) => b.deliveriesPerSecond))),
-      cpuMicrosPerDelivery: tenths(median(broadcasts.map((b) => ((b.heraldCpuSecondsToDone ?? b.heraldCpuSeconds) * 1e6) / Math.max(1, b.deliveries)))),
+      cpuMicrosPerDelivery: tenths(median(broadcasts.map(processMicros))),
       cpuMicrosPerDeliveryToLast: tenths(median(broadcasts.map((b) => b.cpuMicrosPerDelivery))),
+      mainThreadCpuMicrosPerDelivery: tenths(median(broadcasts.map(mainThreadMicros))),
       peakRssMb: Math.max(...broadcasts.map((b) => b.peakRssMb)),
       logEntries: entries[mode],
     };
@@ -202,8 +207,24 @@ function summarize(processes: string, runs: Record<Mode, PushRun[]>, entries: Re
     cpuPerDelivery: hundredths(on.cpuMicrosPerDelivery / off.cpuMicrosPerDelivery),
     cpuPerDeliveryToLast: hundredths(on.cpuMicrosPerDeliveryToLast / off.cpuMicrosPerDeliveryToLast),
     peakRss: hundredths(on.peakRssMb / off.peakRssMb),
+    mainThreadCpuPerDelivery: hundredths(on.mainThreadCpuMicrosPerDelivery / off.mainThreadCpuMicrosPerDelivery),
   };
-  return { processes, off, on, ratios, limitsMet: ratios.deliveriesPerSecond >= deliveryLogLimits.rate && ratios.cpuPerDelivery <= deliveryLogLimits.cpu };
+  const perPair = (micros: (b: BroadcastResult) => number): number[] =>
+    runs.on.map((run, index) => {
+      const before = runs.off[index];
+      return before === undefined ? Number.NaN : hundredths(micros(run.broadcast) / micros(before.broadcast));
+    });
+  const pairRatios = { cpuPerDelivery: perPair(processMicros), mainThreadCpuPerDelivery: perPair(mainThreadMicros) };
+  return { processes, off, on, ratios, pairRatios, limitsMet: ratios.deliveriesPerSecond >= deliveryLogLimits.rate && ratios.cpuPerDelivery <= deliveryLogLimits.cpu };
+}
+
+/** Herald's CPU per delivery to the record's done (to the last delivery when the record never read done), µs. */
+function processMicros(b: BroadcastResult): number {
+  return ((b.heraldCpuSecondsToDone ?? b.heraldCpuSeconds) * 1e6) / Math.max(1, b.deliveries);
+}
+
+function mainThreadMicros(b: BroadcastResult): number {
+  return ((b.mainThreadCpuSecondsToDone ?? Number.NaN) * 1e6) / Math.max(1, b.deliveries);
 }
 
 function costLines(setup: Setup, summary: CostSummary, devices: number): string {
@@ -214,6 +235,8 @@ function costLines(setup: Setup, summary: CostSummary, devices: number): string 
     `  deliveries/s ${off.deliveriesPerSecond.toLocaleString('en-US')} → ${on.deliveriesPerSecond.toLocaleString('en-US')}: ${ratios.deliveriesPerSecond.toFixed(2)}× (limit ≥ ${deliveryLogLimits.rate}×) ${mark(ratios.deliveriesPerSecond >= deliveryLogLimits.rate)}`,
     `  Herald CPU per delivery, to the record's done: ${off.cpuMicrosPerDelivery} → ${on.cpuMicrosPerDelivery} µs: ${ratios.cpuPerDelivery.toFixed(2)}× (limit ≤ ${deliveryLogLimits.cpu}×) ${mark(ratios.cpuPerDelivery <= deliveryLogLimits.cpu)}` +
       `; to the last delivery ${off.cpuMicrosPerDeliveryToLast} → ${on.cpuMicrosPerDeliveryToLast} µs (${ratios.cpuPerDeliveryToLast.toFixed(2)}×)`,
+    `  main threads' CPU per delivery (without helper threads), to the record's done: ${off.mainThreadCpuMicrosPerDelivery} → ${on.mainThreadCpuMicrosPerDelivery} µs: ${ratios.mainThreadCpuPerDelivery.toFixed(2)}×`,
+    `  each pair on ÷ off: whole processes ${summary.pairRatios.cpuPerDelivery.map((ratio) => ratio.toFixed(2)).join(', ')}; main threads ${summary.pairRatios.mainThreadCpuPerDelivery.map((ratio) => ratio.toFixed(2)).join(', ')}`,
     `  peak RSS ${off.peakRssMb} → ${on.peakRssMb} MB (${ratios.peakRss.toFixed(2)}×)`,
     `  delivery log entries listed after each run: off ${off.logEntries.join(', ')}; on ${on.logEntries.join(', ')}`,
   ].join('\n');

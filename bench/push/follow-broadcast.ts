@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { BenchGateways, GatewayCounts } from './bench-gateways.ts';
 import type { BenchApp, BenchHerald, BenchProcess } from './bench-herald.ts';
-import { cpuSeconds, memoryStats, type MemoryStats } from './process-stats.ts';
+import { cpuSeconds, mainThreadCpuSeconds, memoryStats, type MemoryStats } from './process-stats.ts';
 import { ProgressBar } from './progress-bar.ts';
 
 export interface BroadcastResult {
@@ -24,6 +24,8 @@ export interface BroadcastResult {
   cpuMicrosPerDelivery: number;
   /** Herald's CPU from just before the request until the push record read `done`: the whole broadcast, its bookkeeping included, s. */
   heraldCpuSecondsToDone: number | null;
+  /** The main threads' share of `heraldCpuSecondsToDone` (JavaScript's thread of each process, without helper threads), s. */
+  mainThreadCpuSecondsToDone: number | null;
   /** Deliveries over `heraldCpuSecondsToDone`: what one core's second of Herald delivers. */
   deliveriesPerCoreSecond: number | null;
   /** Herald's VmRSS and VmHWM just before the request (after start-up), MB; with several processes, their sum. */
@@ -76,6 +78,7 @@ export async function followBroadcast(
   const { processes } = herald;
   const memoryBefore = processes.map((process) => memoryStats(process.pid));
   const cpuBefore = cpuOf(processes);
+  const mainBefore = sum(processes.map((process) => mainThreadCpuSeconds(process.pid)));
   const sentAt = performance.now();
   const response = await fetch(`${base}/1.1/push`, { method: 'POST', headers, body: JSON.stringify(where === undefined ? { data } : { where, data }) });
   const body = (await response.json()) as { objectId?: string };
@@ -112,6 +115,7 @@ export async function followBroadcast(
   const memory = processes.map((process) => memoryStats(process.pid));
   const { record, doneAt } = await waitForRecord(base, app, pushId);
   const cpuAtDone = doneAt === null ? null : cpuOf(processes);
+  const mainAtDone = doneAt === null ? null : sum(processes.map((process) => mainThreadCpuSeconds(process.pid)));
   const first = firstAt ?? lastAt;
   const used = (at: number[], index: number): number => (at[index] as number) - (cpuBefore[index] as number);
   const figures: ProcessFigures[] = processes.map((process, index) => ({
@@ -145,6 +149,7 @@ export async function followBroadcast(
     heraldCpuSeconds: round(heraldCpuSeconds, 2),
     cpuMicrosPerDelivery: round((heraldCpuSeconds * 1e6) / Math.max(1, deliveries), 1),
     heraldCpuSecondsToDone: heraldCpuSecondsToDone === null ? null : round(heraldCpuSecondsToDone, 2),
+    mainThreadCpuSecondsToDone: mainAtDone === null ? null : round(mainAtDone - mainBefore, 2),
     deliveriesPerCoreSecond: heraldCpuSecondsToDone === null ? null : Math.round(deliveries / Math.max(0.01, heraldCpuSecondsToDone)),
     rssBeforeMb: Math.round(sum(memoryBefore.map((stats) => stats.rssMb))),
     peakRssBeforeMb: Math.round(sum(memoryBefore.map((stats) => stats.peakRssMb))),

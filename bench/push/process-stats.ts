@@ -11,9 +11,22 @@ const ticksPerSecond = ((): number => {
   }
 })();
 
-/** CPU seconds (user + system) one process has used so far, from /proc/<pid>/stat. */
+/** CPU seconds (user + system) one process has used so far, all its threads, from /proc/<pid>/stat. */
 export function cpuSeconds(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return statCpuSeconds(`/proc/${pid}/stat`);
+}
+
+/**
+ * CPU seconds of the process's main thread alone (where JavaScript runs), from
+ * /proc/<pid>/task/<pid>/stat: without the garbage collector's helper threads,
+ * the compiler's and libuv's pool, whose share moves from run to run.
+ */
+export function mainThreadCpuSeconds(pid: number): number {
+  return statCpuSeconds(`/proc/${pid}/task/${pid}/stat`);
+}
+
+function statCpuSeconds(path: string): number {
+  const stat = readFileSync(path, 'utf8');
   // The command name may hold spaces and parentheses: fields are counted after its closing parenthesis.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   // utime and stime are fields 14 and 15 of the whole line, 12 and 13 after the name.
