@@ -12,6 +12,7 @@ import { floorSettings } from './client-floor.ts';
 import { deliveryProblems } from './delivery-check.ts';
 import { kafkaProbe, withOutcomeStream } from './distributed-bench.ts';
 import type { BroadcastResult } from './follow-broadcast.ts';
+import { benchServices, serviceCpuProbe, servicePids, type ServiceCpu } from './service-cpu.ts';
 import type { CeilingSettings } from './h2load-ceiling.ts';
 import { KafkaPath } from './kafka-path.ts';
 import { measuredRun, type RunProbe } from './measured-run.ts';
@@ -65,6 +66,8 @@ interface ModeFigures {
   /** The main threads' CPU alone (JavaScript's thread of each process) to the record's done, over the deliveries, µs. */
   mainThreadCpuMicrosPerDelivery: number;
   peakRssMb: number;
+  /** With Cassandra, Redis and Kafka: each one's own CPU over the broadcast (to the record's done), over the deliveries, µs; medians. */
+  serviceCpuMicrosPerDelivery?: ServiceCpu;
   /** Entries GET /1.1/notifications/<id>/deliveries listed after each run. */
   logEntries: number[];
 }
@@ -106,6 +109,7 @@ export async function runDeliveryLogCost(settings: DeliveryLogCostSettings): Pro
     const distributedConfig = settings.distributed ? compileConfig(raw.distributed.on) : null;
     const layout = ['api', 'fanout', 'scheduler', ...Array.from({ length: settings.senders }, () => 'sender')];
     if (distributedConfig !== null) kafka = await KafkaPath.open({ brokers: distributedConfig.bus.brokers ?? [], topicPrefix: distributedConfig.bus.topicPrefix });
+    const pids = settings.distributed ? await servicePids() : null;
     const push = compileConfig(raw.embedded.on).push;
     out(
       `delivery log cost: ${devices.toLocaleString('en-US')} devices, log on (successes all${settings.outcomeStream ? '; with Kafka the outcome stream on too' : ''}) vs off, ${repeat} pair(s) per setup; ` +
@@ -120,7 +124,8 @@ export async function runDeliveryLogCost(settings: DeliveryLogCostSettings): Pro
       for (const setup of setups) {
         for (const mode of order) {
           const logProbe = deliveryLogProbe(app, mode, (count) => entries[setup][mode].push(count));
-          const probe = setup === 'distributed' && kafka !== undefined ? both(kafkaProbe(kafka, settings.senders, out), logProbe) : logProbe;
+          const probe =
+            setup === 'distributed' && kafka !== undefined && pids !== null ? both(serviceCpuProbe(pids), both(kafkaProbe(kafka, settings.senders, out), logProbe)) : logProbe;
           const { run, profiles } = await measuredRun({
             label: `run ${index + 1}/${repeat} ${setup}, log ${mode}`,
             config: raw[setup][mode],
@@ -170,7 +175,7 @@ export async function runDeliveryLogCost(settings: DeliveryLogCostSettings): Pro
         machine: machineDescription(),
         note:
           `The same broadcast with the delivery log on (default settings, every success kept; ${streamed ? 'the outcome stream on too' : 'no outcome stream, as by default'}) and off (push.deliveryLog.enabled false, push.outcomeStream.enabled false), alternating in one run. ` +
-          "Herald's CPU is summed over its processes from /proc/<pid>/stat; Cassandra's, Redis's and Kafka's own CPU is not counted. The machine is shared with other work",
+          "Herald's CPU is summed over its processes from /proc/<pid>/stat; Cassandra's, Redis's and Kafka's own CPU is not counted in it, and is given apart (summary serviceCpuMicrosPerDelivery, each run's checks.serviceCpuSeconds). The machine is shared with other work",
         devices,
         seeded: seeded[setup],
         limits: deliveryLogLimits,
@@ -197,6 +202,7 @@ function summarize(processes: string, runs: Record<Mode, PushRun[]>, entries: Re
       cpuMicrosPerDeliveryToLast: tenths(median(broadcasts.map((b) => b.cpuMicrosPerDelivery))),
       mainThreadCpuMicrosPerDelivery: tenths(median(broadcasts.map(mainThreadMicros))),
       peakRssMb: Math.max(...broadcasts.map((b) => b.peakRssMb)),
+      ...serviceFigures(runs[mode]),
       logEntries: entries[mode],
     };
   };
@@ -218,6 +224,17 @@ function summarize(processes: string, runs: Record<Mode, PushRun[]>, entries: Re
   return { processes, off, on, ratios, pairRatios, limitsMet: ratios.deliveriesPerSecond >= deliveryLogLimits.rate && ratios.cpuPerDelivery <= deliveryLogLimits.cpu };
 }
 
+/** The services' own CPU per delivery, medians over the runs that measured it; nothing for the embedded setup. */
+function serviceFigures(runs: readonly PushRun[]): Pick<ModeFigures, 'serviceCpuMicrosPerDelivery'> {
+  const measured = runs.flatMap((run) => {
+    const used = run.checks?.serviceCpuSeconds as ServiceCpu | undefined;
+    return used === undefined ? [] : [{ used, deliveries: run.broadcast.deliveries }];
+  });
+  if (measured.length === 0) return {};
+  const perDelivery = Object.fromEntries(benchServices.map((service) => [service, tenths(median(measured.map(({ used, deliveries }) => (used[service] * 1e6) / Math.max(1, deliveries))))])) as ServiceCpu;
+  return { serviceCpuMicrosPerDelivery: perDelivery };
+}
+
 /** Herald's CPU per delivery to the record's done (to the last delivery when the record never read done), µs. */
 function processMicros(b: BroadcastResult): number {
   return ((b.heraldCpuSecondsToDone ?? b.heraldCpuSeconds) * 1e6) / Math.max(1, b.deliveries);
@@ -237,6 +254,9 @@ function costLines(setup: Setup, summary: CostSummary, devices: number): string 
       `; to the last delivery ${off.cpuMicrosPerDeliveryToLast} → ${on.cpuMicrosPerDeliveryToLast} µs (${ratios.cpuPerDeliveryToLast.toFixed(2)}×)`,
     `  main threads' CPU per delivery (without helper threads), to the record's done: ${off.mainThreadCpuMicrosPerDelivery} → ${on.mainThreadCpuMicrosPerDelivery} µs: ${ratios.mainThreadCpuPerDelivery.toFixed(2)}×`,
     `  each pair on ÷ off: whole processes ${summary.pairRatios.cpuPerDelivery.map((ratio) => ratio.toFixed(2)).join(', ')}; main threads ${summary.pairRatios.mainThreadCpuPerDelivery.map((ratio) => ratio.toFixed(2)).join(', ')}`,
+    ...(off.serviceCpuMicrosPerDelivery === undefined || on.serviceCpuMicrosPerDelivery === undefined
+      ? []
+      : [`  the services' own CPU per delivery (not in Herald's): ${benchServices.map((service) => `${service} ${off.serviceCpuMicrosPerDelivery?.[service]} → ${on.serviceCpuMicrosPerDelivery?.[service]} µs`).join(', ')}`]),
     `  peak RSS ${off.peakRssMb} → ${on.peakRssMb} MB (${ratios.peakRss.toFixed(2)}×)`,
     `  delivery log entries listed after each run: off ${off.logEntries.join(', ')}; on ${on.logEntries.join(', ')}`,
   ].join('\n');

@@ -1,0 +1,45 @@
+import { servicesStatus } from '../../scripts/services/services.ts';
+import type { RunProbe } from './measured-run.ts';
+import { cpuSeconds } from './process-stats.ts';
+
+/** The local services a distributed run uses, whose own CPU Herald's figures leave out. */
+export const benchServices = ['cassandra', 'kafka', 'redis'] as const;
+export type BenchService = (typeof benchServices)[number];
+
+/** Each service's CPU over one broadcast, s. */
+export type ServiceCpu = Record<BenchService, number>;
+
+/** The pid of each running service (`npm run services`); fails when one is not running. */
+export async function servicePids(): Promise<Record<BenchService, number>> {
+  const statuses = await servicesStatus([...benchServices]);
+  const pids = {} as Record<BenchService, number>;
+  for (const service of benchServices) {
+    const pid = statuses.find((status) => status.name === service)?.pid;
+    if (pid === undefined) throw new Error(`${service} is not running: its CPU cannot be measured`);
+    pids[service] = pid;
+  }
+  return pids;
+}
+
+/**
+ * Reads each service's CPU from /proc just before the broadcast and once the
+ * push record reads `done`, and keeps the difference with the run as
+ * `serviceCpuSeconds`. Put it first among probes, so that what the others read
+ * afterwards (the delivery log's entries, Kafka's offsets) is not counted.
+ */
+export function serviceCpuProbe(pids: Record<BenchService, number>): RunProbe {
+  let before: ServiceCpu | undefined;
+  const read = (): ServiceCpu => ({ cassandra: cpuSeconds(pids.cassandra), kafka: cpuSeconds(pids.kafka), redis: cpuSeconds(pids.redis) });
+  return {
+    beforeBroadcast: () => {
+      before = read();
+      return Promise.resolve();
+    },
+    afterBroadcast: () => {
+      const now = read();
+      const start = before ?? now;
+      const used = Object.fromEntries(benchServices.map((service) => [service, Math.round((now[service] - start[service]) * 100) / 100])) as ServiceCpu;
+      return Promise.resolve({ serviceCpuSeconds: used });
+    },
+  };
+}
