@@ -78,7 +78,7 @@ export async function followBroadcast(
   const { processes } = herald;
   const memoryBefore = processes.map((process) => memoryStats(process.pid));
   const cpuBefore = cpuOf(processes);
-  const mainBefore = sum(processes.map((process) => mainThreadCpuSeconds(process.pid)));
+  const mainBefore = mainThreadCpuOf(processes);
   const sentAt = performance.now();
   const response = await fetch(`${base}/1.1/push`, { method: 'POST', headers, body: JSON.stringify(where === undefined ? { data } : { where, data }) });
   const body = (await response.json()) as { objectId?: string };
@@ -115,7 +115,7 @@ export async function followBroadcast(
   const memory = processes.map((process) => memoryStats(process.pid));
   const { record, doneAt } = await waitForRecord(base, app, pushId);
   const cpuAtDone = doneAt === null ? null : cpuOf(processes);
-  const mainAtDone = doneAt === null ? null : sum(processes.map((process) => mainThreadCpuSeconds(process.pid)));
+  const mainAtDone = doneAt === null ? null : mainThreadCpuOf(processes);
   const first = firstAt ?? lastAt;
   const used = (at: number[], index: number): number => (at[index] as number) - (cpuBefore[index] as number);
   const figures: ProcessFigures[] = processes.map((process, index) => ({
@@ -178,6 +178,11 @@ async function waitForRecord(base: string, app: BenchApp, pushId: string): Promi
 
 function cpuOf(processes: readonly BenchProcess[]): number[] {
   return processes.map((process) => cpuSeconds(process.pid));
+}
+
+/** The main threads' CPU, summed over the processes, s. */
+function mainThreadCpuOf(processes: readonly BenchProcess[]): number {
+  return sum(processes.map((process) => mainThreadCpuSeconds(process.pid)));
 }
 
 function sum(values: readonly number[]): number {

@@ -29,7 +29,7 @@ export async function servicePids(): Promise<Record<BenchService, number>> {
  */
 export function serviceCpuProbe(pids: Record<BenchService, number>): RunProbe {
   let before: ServiceCpu | undefined;
-  const read = (): ServiceCpu => ({ cassandra: cpuSeconds(pids.cassandra), kafka: cpuSeconds(pids.kafka), redis: cpuSeconds(pids.redis) });
+  const read = (): ServiceCpu => Object.fromEntries(benchServices.map((service) => [service, cpuSeconds(pids[service])])) as ServiceCpu;
   return {
     beforeBroadcast: () => {
       before = read();

@@ -143,16 +143,16 @@ export class Sender {
     const { appId, pushId } = task;
     if (!(await this.#live(appId, pushId))) return;
     const pushes = this.#deps.store.pushes;
-    const done = await pushes.getSlice(appId, pushId, sliceKey(task));
+    const key = sliceKey(task);
+    const done = await pushes.getSlice(appId, pushId, key);
     if (done !== null) {
       // A sender that died after recording the slice, before it removed the installations found unregistered.
-      await this.#forgetUnregistered(appId, pushId, { sliceKey: sliceKey(task), ...done });
+      await this.#forgetUnregistered(appId, pushId, { sliceKey: key, ...done });
       if (!done.final) await this.#continue(task, done.next, true);
       // A sender that died after recording its task's end, before it looked whether the push ended.
       else this.#deps.pushEnds?.mayHaveEnded(appId, pushId);
       return;
     }
-    const key = sliceKey(task);
     const counts = new SliceCounts();
     const tally = new DeliveryTally();
     const sink = this.#deps.events;
