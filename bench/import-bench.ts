@@ -1,5 +1,5 @@
 /**
- * `npm run bench:import [-- --users 1000000] [--installations 0] [--store sqlite|cassandra] [--concurrency N] [--keep]`
+ * `npm run bench:import [-- --users 1000000] [--installations 0] [--store sqlite|cassandra] [--cluster] [--concurrency N] [--keep]`
  *
  * Writes an export of N users (and optionally installations) as the hosted
  * service's console does — JSON Lines after a `#filetype` header, each user
@@ -13,7 +13,10 @@
  * imported. Each class is imported by a run of its own, so that users/s and
  * installations/s are measured apart; on Cassandra the same rows are then
  * written as plain unconditional inserts (bench/import/plain-inserts.ts) and
- * the ratio printed. Results go to bench/results/import-<store>[-<users>].json.
+ * the ratio printed. `--cluster` imports into the three-node cluster of
+ * `npm run services -- cluster up` instead of the single node, the keyspace
+ * at replication 3, writes at LOCAL_QUORUM. Results go to
+ * bench/results/import-<store>[-cluster][-<users>[-<installations>]].json.
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -25,7 +28,8 @@ import { parseArgs } from 'node:util';
 import { hostedPasswordHash } from '../src/accounts/legacy-password.ts';
 import type { ImportSummary } from '../src/import/import-run.ts';
 import type { ImportState } from '../src/import/import-state.ts';
-import { dropKeyspace } from '../test/store/cassandra-test-keyspace.ts';
+import { clusterEndpoints } from '../scripts/services/cluster.ts';
+import { connectCassandra } from '../src/store/cassandra/cassandra-client.ts';
 import { serviceEndpoints } from '../test/support/service-endpoints.ts';
 import { cpuSeconds, memoryStats } from './push/process-stats.ts';
 import { count, fail } from './bench-args.ts';
@@ -35,6 +39,7 @@ const { values } = parseArgs({
     users: { type: 'string', default: '1000000' },
     installations: { type: 'string', default: '0' },
     store: { type: 'string', default: 'sqlite' },
+    cluster: { type: 'boolean', default: false },
     concurrency: { type: 'string' },
     keep: { type: 'boolean', default: false },
   },
@@ -42,8 +47,11 @@ const { values } = parseArgs({
 
 const users = count('users', values.users, 1);
 const installations = count('installations', values.installations, 0);
-const store = values.store;
+const cluster = values.cluster;
+const store = cluster ? 'cassandra' : values.store;
 if (store !== 'sqlite' && store !== 'cassandra') fail(`--store is sqlite or cassandra, not ${store}`);
+/** The Cassandra nodes written to: the single local node, or the three of the cluster with the keyspace at replication 3. */
+const cassandra = cluster ? { contactPoints: clusterEndpoints().cassandra, replication: 3 } : { contactPoints: serviceEndpoints.cassandra.contactPoints, replication: 1 };
 const concurrency = values.concurrency === undefined ? undefined : count('concurrency', values.concurrency, 1);
 const root = resolve(import.meta.dirname, '..');
 const appId = 'benchimport';
@@ -122,9 +130,10 @@ async function runImport(files: string[], totalBytes: number): Promise<{ summary
     store === 'cassandra'
       ? {
           HERALD_STORE: 'cassandra',
-          HERALD_CASSANDRA_CONTACT_POINTS: serviceEndpoints.cassandra.contactPoints.join(','),
+          HERALD_CASSANDRA_CONTACT_POINTS: cassandra.contactPoints.join(','),
           HERALD_CASSANDRA_LOCAL_DC: serviceEndpoints.cassandra.localDataCenter,
           HERALD_CASSANDRA_KEYSPACE: keyspace,
+          HERALD_CASSANDRA_REPLICATION: String(cassandra.replication),
         }
       : {};
   const nodeFlags = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { config: { nodeFlags: string } }).config.nodeFlags.split(' ').filter(Boolean);
@@ -165,20 +174,29 @@ interface ClassResult {
   rowsPerSecond: number;
   cpuSeconds: number;
   writes?: ImportSummary['writes'];
-  plainInserts?: { seconds: number; rowsPerSecond: number; statements: number };
+  plainInserts?: { seconds: number; rowsPerSecond: number; cqlRows: number };
   /** The import's rows/s over the plain inserts' rows/s, in the same run. */
   toPlainInserts?: number;
 }
 
 /** The same rows as plain unconditional inserts (bench/import/plain-inserts.ts), as a process of its own, into another app of the keyspace. */
-async function runPlain(file: string): Promise<{ rows: number; seconds: number; statements: number }> {
-  const args = [join(root, 'bench/import/plain-inserts.ts'), '--file', file, '--keyspace', keyspace, '--app', `${appId}plain`, '--concurrency', String(concurrency ?? 64)];
+async function runPlain(file: string): Promise<{ rows: number; seconds: number; cqlRows: number }> {
+  const args = [join(root, 'bench/import/plain-inserts.ts'), '--file', file, '--keyspace', keyspace, '--app', `${appId}plain`, '--concurrency', String(concurrency ?? 64), '--contact-points', cassandra.contactPoints.join(',')];
   const child = spawn(process.execPath, args, { cwd: work, stdio: ['ignore', 'pipe', 'inherit'] });
   let stdout = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   const [exitCode] = (await once(child, 'exit')) as [number | null];
   if (exitCode !== 0) fail(`the plain inserts exited with ${exitCode}`);
-  return JSON.parse(stdout) as { rows: number; seconds: number; statements: number };
+  return JSON.parse(stdout) as { rows: number; seconds: number; cqlRows: number };
+}
+
+async function dropKeyspace(name: string): Promise<void> {
+  const client = await connectCassandra({ contactPoints: cassandra.contactPoints, localDataCenter: serviceEndpoints.cassandra.localDataCenter, keyspace: name, requestTimeoutMs: 60_000 });
+  try {
+    await client.execute(`DROP KEYSPACE IF EXISTS ${name}`);
+  } finally {
+    await client.shutdown();
+  }
 }
 
 function settledShare(statePath: string, totalBytes: number): number {
@@ -236,13 +254,13 @@ async function main(): Promise<void> {
         ...(run.summary.writes === undefined ? {} : { writes: run.summary.writes }),
         ...(plain === null
           ? {}
-          : { plainInserts: { seconds: Number(plain.seconds.toFixed(1)), rowsPerSecond: Math.round(plain.rows / plain.seconds), statements: plain.statements }, toPlainInserts: Number((rowsPerSecond / (plain.rows / plain.seconds)).toFixed(3)) }),
+          : { plainInserts: { seconds: Number(plain.seconds.toFixed(1)), rowsPerSecond: Math.round(plain.rows / plain.seconds), cqlRows: plain.cqlRows }, toPlainInserts: Number((rowsPerSecond / (plain.rows / plain.seconds)).toFixed(3)) }),
       };
       const line = byClass[className];
       process.stdout.write(
         `bench: ${className}: ${expected.toLocaleString('en-US')} rows in ${line.importSeconds} s: ${rowsPerSecond.toLocaleString('en-US')} rows/s, ${line.cpuSeconds} CPU s` +
           (line.plainInserts === undefined ? '' : `; the same rows as plain inserts: ${line.plainInserts.rowsPerSecond.toLocaleString('en-US')} rows/s; import ÷ plain = ${String(line.toPlainInserts)}`) +
-          (line.writes === undefined ? '' : `; statements in flight ${line.writes.startingLimit} at the start, ${line.writes.limit} at the end, ${line.writes.lowestLimit} at the lowest, ${line.writes.retried} retried`) +
+          (line.writes === undefined ? '' : `; ${line.writes.answered.toLocaleString('en-US')} statements (${(line.writes.answered / expected).toFixed(2)} a row), in flight ${line.writes.startingLimit} at the start, ${line.writes.limit} at the end, ${line.writes.lowestLimit} at the lowest, ${line.writes.retried} retried`) +
           '\n',
       );
     }
@@ -271,11 +289,11 @@ async function main(): Promise<void> {
         `bench: RSS (MB) by tenth of the file settled: ${result.rssMbByTenthOfFile.map((mb) => mb ?? '-').join(' ')}\n`,
     );
     mkdirSync(join(root, 'bench/results'), { recursive: true });
-    const name = `import-${store}${users === 1_000_000 && installations === 0 ? '' : `-${users}${installations > 0 ? `-${installations}` : ''}`}.json`;
+    const name = `import-${store}${cluster ? '-cluster' : ''}${users === 1_000_000 && installations === 0 ? '' : `-${users}${installations > 0 ? `-${installations}` : ''}`}.json`;
     writeFileSync(join(root, 'bench/results', name), `${JSON.stringify(result, null, 2)}\n`);
     process.stdout.write(`bench: results in bench/results/${name}\n`);
   } finally {
-    if (store === 'cassandra') await dropKeyspace(keyspace).catch(() => undefined);
+    if (store === 'cassandra') await dropKeyspace(keyspace).catch((error: unknown) => process.stderr.write(`bench: keyspace ${keyspace} not dropped: ${String(error)}\n`));
     if (values.keep) process.stdout.write(`bench: kept ${work}\n`);
     else rmSync(work, { recursive: true, force: true });
   }

@@ -6,17 +6,21 @@
  * batches per partition of the same sizes, prepared, at most `--concurrency`
  * batches in flight. Run as its own process, as the import is; reads the
  * file and prepares each row exactly as the import does. Prints
- * `{"rows": n, "seconds": s, "statements": n}`.
+ * `{"rows": n, "seconds": s, "cqlRows": n}` (cqlRows: the table rows written, over all batches).
  *
- * `node bench/import/plain-inserts.ts --file F --keyspace K --app A --concurrency N [--shards 64]`
+ * `node bench/import/plain-inserts.ts --file F --keyspace K --app A --concurrency N [--shards 64] [--contact-points host:port,…]`
  */
 import { parseArgs } from 'node:util';
 import { userClassDescriptor } from '../../src/accounts/user-class.ts';
 import type { StoredObject } from '../../src/core/ports/object-store.ts';
 import { describeExportFile } from '../../src/import/export-file.ts';
+import { bulkBatchesInFlight as unitsInFlight } from '../../src/import/import-run.ts';
+import { defaultInstallationBatch } from '../../src/import/installation-writer.ts';
+import { defaultBulkBatch } from '../../src/import/user-writer.ts';
 import { readExportRows } from '../../src/import/export-rows.ts';
 import { readInstallationRow } from '../../src/import/installation-rows.ts';
 import { readUserRow } from '../../src/import/user-rows.ts';
+import { claimsPerBatch, documentsPerBatch, entriesPerBatch } from '../../src/store/cassandra/cassandra-bulk-inserts.ts';
 import { connectCassandra } from '../../src/store/cassandra/cassandra-client.ts';
 import { claimKeyParams, claimStatements } from '../../src/store/cassandra/claim-rows.ts';
 import { InstallationIndexEntries } from '../../src/store/cassandra/installation-index-entries.ts';
@@ -33,6 +37,7 @@ const { values } = parseArgs({
     app: { type: 'string' },
     concurrency: { type: 'string', default: '64' },
     shards: { type: 'string', default: '64' },
+    'contact-points': { type: 'string' },
   },
 });
 const { file: path, keyspace, app: appId } = values;
@@ -40,14 +45,9 @@ if (path === undefined || keyspace === undefined || appId === undefined) throw n
 const concurrency = Number(values.concurrency);
 const shards = Number(values.shards);
 
-/** As the import's bulk inserts: rows of a batch at most, and rows prepared at once. */
-const claimsPerBatch = 64;
-const documentsPerBatch = 24;
-const entriesPerBatch = 128;
-const rowsPerUnit = 500;
-const unitsInFlight = 8;
 
-const client = await connectCassandra({ ...serviceEndpoints.cassandra, keyspace });
+const contactPoints = values['contact-points']?.split(',') ?? [...serviceEndpoints.cassandra.contactPoints];
+const client = await connectCassandra({ contactPoints, localDataCenter: serviceEndpoints.cassandra.localDataCenter, keyspace });
 const shardOf = (objectId: string): number => installationShard(objectId, shards);
 const objects = new ObjectTable(client, keyspace, 500);
 const installations = new InstallationRows(client, keyspace, shardOf);
@@ -92,9 +92,11 @@ function rowsOf(className: string, object: StoredObject): [PlainBatcher, Batched
 const file = await describeExportFile(path);
 const className = file.className;
 if (className !== '_User' && className !== '_Installation') throw new Error(`${path} holds neither users nor installations`);
+/** As the import's bulk inserts: rows prepared at once, `unitsInFlight` such units at a time. */
+const rowsPerUnit = className === '_User' ? defaultBulkBatch : defaultInstallationBatch;
 const started = performance.now();
 let rows = 0;
-let statements = 0;
+let cqlRows = 0;
 let unit: Promise<void>[] = [];
 const units = new Set<Promise<void>>();
 const close = async (): Promise<void> => {
@@ -110,7 +112,7 @@ for await (const raw of readExportRows(file, { from: file.dataStart })) {
   const row = JSON.parse(raw.text) as Record<string, unknown>;
   const object = className === '_User' ? readUserRow(row, { newSessionToken: () => 'unused' }) : readInstallationRow(row);
   for (const [batcher, batched] of rowsOf(className, object)) {
-    statements += 1;
+    cqlRows += 1;
     unit.push(batcher.write(batched));
   }
   rows += 1;
@@ -120,4 +122,4 @@ await close();
 await Promise.all(units);
 const seconds = (performance.now() - started) / 1000;
 await client.shutdown();
-process.stdout.write(`${JSON.stringify({ rows, seconds, statements })}\n`);
+process.stdout.write(`${JSON.stringify({ rows, seconds, cqlRows })}\n`);

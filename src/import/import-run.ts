@@ -84,8 +84,13 @@ export interface ImportProgress {
 
 /** How often the checkpoint is written while rows keep settling. */
 const stateIntervalMs = 1000;
-/** With bulk inserts: batches of rows in flight at once (the statements in flight are bounded by `concurrency`). */
-const bulkBatchesInFlight = 8;
+/**
+ * With bulk inserts: batches of rows in flight at once (the statements in
+ * flight are bounded by `concurrency`). A batch is done when its slowest row
+ * is, so the rows in flight (this times the writer's batch) must be many for
+ * the rows of one Cassandra partition to meet in one statement.
+ */
+export const bulkBatchesInFlight = 8;
 const defaultPatienceMs = 60_000;
 
 /**

@@ -10,7 +10,7 @@ import type { ImportStore } from './import-store.ts';
 import { readInstallationRow } from './installation-rows.ts';
 
 /** Installations per `insertMany`. */
-export const defaultInstallationBatch = 500;
+export const defaultInstallationBatch = 1000;
 
 /**
  * Installations go into the installation store in batches (`insertMany`),

@@ -79,7 +79,7 @@ export class UserWriter implements ClassWriter {
 }
 
 /** Users a bulk write takes at once. */
-export const defaultBulkBatch = 500;
+export const defaultBulkBatch = 1000;
 
 function userOutcome(outcome: BulkInsertOutcome): RowOutcome {
   if (outcome.kind === 'inserted') return { kind: 'imported' };

@@ -45,6 +45,11 @@ describe('herald import on Cassandra', () => {
     expect((await scannedInstallations(store, appId, { kind: 'channel', channel: 'sports' })).size).toBe(10);
     expect((await scannedInstallations(store, appId, { kind: 'deviceType', deviceType: 'ios' })).size).toBe(15);
     expect(await store.installations.findByDevice(appId, { field: 'installationId', value: 'android-7' })).toMatchObject({ objectId: installations[6]?.objectId });
+    // The 15 registrationId entries went several to an unlogged batch: each is found under its own key.
+    for (const installation of installations.filter((row) => row.deviceType === 'android')) {
+      const holders = await store.installations.findByRegistrationId(appId, String(installation.registrationId));
+      expect(holders.map((holder) => holder.objectId)).toEqual([installation.objectId]);
+    }
 
     const second = await runImport(store, dir, appId, files, { concurrency: 32 });
     expect(second.tally).toEqual({

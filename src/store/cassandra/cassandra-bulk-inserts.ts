@@ -15,9 +15,9 @@ import type { Claim } from './unique-claims.ts';
 /** The class name under which device keys are claimed, as CassandraInstallationStore does. */
 const installationClass = '_Installation';
 /** Rows of one batch: claims are small; documents are kept well under Cassandra's 50 KiB batch limit; index entries are keys alone. */
-const claimsPerBatch = 64;
-const documentsPerBatch = 24;
-const entriesPerBatch = 128;
+export const claimsPerBatch = 64;
+export const documentsPerBatch = 24;
+export const entriesPerBatch = 128;
 /** Object ids of one `IN` read. */
 const idsPerRead = 100;
 

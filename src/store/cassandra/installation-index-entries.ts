@@ -10,6 +10,15 @@ export interface IndexChanges {
 }
 
 /**
+ * Partitions of `installations_by_registration` written by one unlogged
+ * batch at most. Sending them together saves a request each; past 10
+ * partitions Cassandra logs a warning (`unlogged_batch_across_partitions_warn_threshold`),
+ * as a batch over many partitions makes its coordinator wait for every
+ * replica set it touches.
+ */
+export const registrationsPerBatch = 10;
+
+/**
  * The members of each channel and device type, one partition per (app,
  * channel or type, shard) of `installations_by_channel` and
  * `installations_by_type`, clustered by objectId. An entry is the key alone:
@@ -50,13 +59,19 @@ export class InstallationIndexEntries {
     ]);
   }
 
-  /** The writes adding the installation to the indexes `added` at `timestamp` (µs), each with its partition as its group, to batch with others of that partition. */
+  /**
+   * The writes adding the installation to the indexes `added` at `timestamp`
+   * (µs), to batch with others: a channel's or device type's entry with the
+   * others of its partition; a registrationId's, whose partition seldom holds
+   * another, with up to `registrationsPerBatch` others of the app.
+   */
   addRows(appId: string, objectId: string, added: readonly string[], timestamp: number): BatchedRow[] {
     const shard = this.#shardOf(objectId);
     return added.map((key) => {
       const index = parseIndexKey(key);
       if (index.kind === 'registrationId') {
-        return { group: `r\u0000${appId}\u0000${index.registrationId}`, statement: { query: this.#cql.registration.insert, params: [appId, index.registrationId, objectId, timestamp] } };
+        const statement = { query: this.#cql.registration.insert, params: [appId, index.registrationId, objectId, timestamp] };
+        return { group: `r\u0000${appId}`, statement, maxRows: registrationsPerBatch };
       }
       const value = indexValue(index);
       return { group: `${index.kind}\u0000${appId}\u0000${value}\u0000${String(shard)}`, statement: { query: this.#cql[index.kind].insert, params: [appId, value, shard, objectId, timestamp] } };

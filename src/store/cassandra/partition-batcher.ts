@@ -5,6 +5,8 @@ import type { CqlSession, CqlStatement } from './cassandra-client.ts';
 export interface BatchedRow {
   group: string;
   statement: CqlStatement;
+  /** Rows of its group in one batch at most, when fewer than the batcher's `maxRows`: a group of many partitions keeps its batches small. */
+  maxRows?: number;
 }
 
 /**
@@ -78,7 +80,7 @@ abstract class Batcher<R extends BatchedRow, T> {
   #drain(): void {
     while (this.#out < Math.max(1, this.#options.inFlight()) && this.#groups.size > 0) {
       const [name, queued] = this.#groups.entries().next().value as [string, Queued<R, T>[]];
-      const rows = queued.splice(0, this.#options.maxRows);
+      const rows = queued.splice(0, Math.min(this.#options.maxRows, queued[0]?.row.maxRows ?? Number.POSITIVE_INFINITY));
       if (queued.length === 0) this.#groups.delete(name);
       this.#out += 1;
       void this.flush(rows)
