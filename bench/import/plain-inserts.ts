@@ -14,9 +14,8 @@ import { parseArgs } from 'node:util';
 import { userClassDescriptor } from '../../src/accounts/user-class.ts';
 import type { StoredObject } from '../../src/core/ports/object-store.ts';
 import { describeExportFile } from '../../src/import/export-file.ts';
+import { defaultBulkBatch as rowsPerUnit } from '../../src/import/class-writer.ts';
 import { bulkBatchesInFlight as unitsInFlight } from '../../src/import/import-run.ts';
-import { defaultInstallationBatch } from '../../src/import/installation-writer.ts';
-import { defaultBulkBatch } from '../../src/import/user-writer.ts';
 import { readExportRows } from '../../src/import/export-rows.ts';
 import { readInstallationRow } from '../../src/import/installation-rows.ts';
 import { readUserRow } from '../../src/import/user-rows.ts';
@@ -92,8 +91,6 @@ function rowsOf(className: string, object: StoredObject): [PlainBatcher, Batched
 const file = await describeExportFile(path);
 const className = file.className;
 if (className !== '_User' && className !== '_Installation') throw new Error(`${path} holds neither users nor installations`);
-/** As the import's bulk inserts: rows prepared at once, `unitsInFlight` such units at a time. */
-const rowsPerUnit = className === '_User' ? defaultBulkBatch : defaultInstallationBatch;
 const started = performance.now();
 let rows = 0;
 let cqlRows = 0;

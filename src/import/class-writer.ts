@@ -1,6 +1,13 @@
 import type { StoredObject } from '../core/ports/object-store.ts';
 import type { ImportedClass } from './export-classes.ts';
 
+/**
+ * Rows a bulk write (Cassandra) takes at once, of either class. With eight
+ * such batches in flight, enough rows wait at once for the rows of one
+ * partition to meet in one statement.
+ */
+export const defaultBulkBatch = 1000;
+
 /** What became of one row. */
 export type RowOutcome =
   | { kind: 'imported' }

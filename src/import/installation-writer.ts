@@ -5,12 +5,12 @@ import { installationClass } from '../devices/installation-fields.ts';
 import { deviceKeyTaken } from '../devices/installation-records.ts';
 import { deviceKeys } from '../store/installation-shards.ts';
 import { inFileOrder } from './batch-order.ts';
-import type { ClassWriter, RowOutcome, WriteOptions } from './class-writer.ts';
+import { type ClassWriter, defaultBulkBatch, type RowOutcome, type WriteOptions } from './class-writer.ts';
 import type { ImportStore } from './import-store.ts';
 import { readInstallationRow } from './installation-rows.ts';
 
-/** Installations per `insertMany`. */
-export const defaultInstallationBatch = 1000;
+/** Installations per `insertMany` (a transaction on the embedded store). */
+export const defaultInstallationBatch = 500;
 
 /**
  * Installations go into the installation store in batches (`insertMany`),
@@ -32,10 +32,11 @@ export class InstallationWriter implements ClassWriter {
   readonly #appId: string;
   readonly #bulk: BulkInserts | null;
 
-  constructor(store: ImportStore, appId: string, batchSize = defaultInstallationBatch, bulk: BulkInserts | null = null) {
+  /** `batchSize`: rows written together; by default `defaultInstallationBatch`, or `defaultBulkBatch` through bulk inserts. */
+  constructor(store: ImportStore, appId: string, batchSize?: number, bulk: BulkInserts | null = null) {
     this.#store = store;
     this.#appId = appId;
-    this.batchSize = batchSize;
+    this.batchSize = batchSize ?? (bulk === null ? defaultInstallationBatch : defaultBulkBatch);
     this.#bulk = bulk;
   }
 

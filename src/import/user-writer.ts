@@ -5,7 +5,7 @@ import { DuplicateValueError } from '../core/errors.ts';
 import type { BulkInsertOutcome, BulkInserts } from '../core/ports/bulk-inserts.ts';
 import type { StoredObject } from '../core/ports/object-store.ts';
 import { inFileOrder } from './batch-order.ts';
-import type { ClassWriter, RowOutcome, WriteOptions } from './class-writer.ts';
+import { type ClassWriter, defaultBulkBatch, type RowOutcome, type WriteOptions } from './class-writer.ts';
 import type { ImportStore } from './import-store.ts';
 import { readUserRow } from './user-rows.ts';
 
@@ -77,9 +77,6 @@ export class UserWriter implements ClassWriter {
     return { kind: 'imported' };
   }
 }
-
-/** Users a bulk write takes at once. */
-export const defaultBulkBatch = 1000;
 
 function userOutcome(outcome: BulkInsertOutcome): RowOutcome {
   if (outcome.kind === 'inserted') return { kind: 'imported' };
