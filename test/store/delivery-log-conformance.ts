@@ -112,6 +112,16 @@ export function describeDeliveryLogConformance(name: string, open: () => Promise
       expect(await log.listRanges(newAppId(), 7, { before: null, since: 0, limit: 10 })).toEqual([]);
     });
 
+    it("keeps a range row for each of a slice's 64 buckets, however the adapter groups their writes", async () => {
+      const app = newAppId();
+      const log = fixture.store.deliveries;
+      const ranges = Array.from({ length: 64 }, (_, bucket) => ({ bucket, low: `a${String(bucket)}`, high: `z${String(bucket)}`, filter: Buffer.from([5, bucket]) }));
+      const written = slice('wide', 's0/0', { ranges });
+      await log.writeSlice(app, written);
+      const read = await Promise.all(ranges.map((range) => log.listRanges(app, range.bucket, { before: null, since: 0, limit: 10 })));
+      expect(read).toEqual(ranges.map((range) => [{ writtenAt: written.writtenAt, pushId: 'wide', sliceKey: 's0/0', low: range.low, high: range.high, filter: range.filter }]));
+    });
+
     it('lets rows go once they expire', async () => {
       const app = newAppId();
       const log = fixture.store.deliveries;

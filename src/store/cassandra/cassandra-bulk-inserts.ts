@@ -11,6 +11,7 @@ import { objectBucket, ObjectTable } from './object-table.ts';
 import { PacedSession } from './paced-session.ts';
 import { ConditionalBatcher, PlainBatcher } from './partition-batcher.ts';
 import type { Claim } from './unique-claims.ts';
+import { chunks } from '../../core/chunks.ts';
 
 /** The class name under which device keys are claimed, as CassandraInstallationStore does. */
 const installationClass = '_Installation';
@@ -199,10 +200,4 @@ async function readByGroup(objects: readonly StoredObject[], groupOf: (object: S
   const groups = Map.groupBy(objects, groupOf);
   const found = await Promise.all([...groups].flatMap(([group, members]) => chunks(members.map((member) => member.objectId), idsPerRead).map((ids) => read(group, ids))));
   return new Set(found.flatMap((ids) => [...ids]));
-}
-
-function chunks<T>(items: readonly T[], size: number): T[][] {
-  const out: T[][] = [];
-  for (let start = 0; start < items.length; start += size) out.push(items.slice(start, start + size));
-  return out;
 }

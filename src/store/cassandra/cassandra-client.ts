@@ -10,6 +10,15 @@ export interface CqlStatement {
   params: ArrayOrObject;
 }
 
+/**
+ * Partitions one unlogged batch may touch before Cassandra logs a warning
+ * (`unlogged_batch_across_partitions_warn_threshold`, 10 by default): rows of
+ * many small partitions written together go this many to a batch, which
+ * saves a request each without the coordinator waiting on more replicas
+ * than that.
+ */
+export const unloggedBatchPartitions = 10;
+
 /** What the tables need of a client: running one statement, or a batch of them (a Client is one). */
 export interface CqlSession {
   execute(query: string, params?: ArrayOrObject, options?: QueryOptions): Promise<types.ResultSet>;

@@ -10,7 +10,8 @@ import {
   type SliceEntries,
   type SliceSummary,
 } from '../../core/ports/delivery-log-store.ts';
-import type { CqlSession } from './cassandra-client.ts';
+import { type CqlSession, unloggedBatchPartitions } from './cassandra-client.ts';
+import { chunks } from '../../core/chunks.ts';
 
 const dayMs = 86_400_000;
 /** Retention is at most 90 days (the config's bound): no range row is older, so no older day partition is read. */
@@ -58,8 +59,12 @@ export class CassandraDeliveryLogStore implements DeliveryLogStore {
     await Promise.all([
       this.#session.execute(this.#cql.insertSlice, [appId, slice.pushId, slice.sliceKey, writtenAt, entries.failed, entries.invalidToken, entries.delivered, ttl]),
       this.#session.execute(this.#cql.insertSummary, [appId, slice.pushId, slice.sliceKey, writtenAt, counts.failed, counts.invalidToken, counts.delivered, ttl]),
-      ...slice.ranges.map((range) =>
-        this.#session.execute(this.#cql.insertRange, [appId, range.bucket, day, writtenAt, slice.pushId, slice.sliceKey, range.low, range.high, range.filter, ttl]),
+      // A range row per installation bucket the slice holds (up to 64), each its own partition: a few to a batch, not a request each.
+      ...chunks(slice.ranges, unloggedBatchPartitions).map((ranges) =>
+        this.#session.batch(
+          ranges.map((range) => ({ query: this.#cql.insertRange, params: [appId, range.bucket, day, writtenAt, slice.pushId, slice.sliceKey, range.low, range.high, range.filter, ttl] })),
+          { logged: false, prepare: true },
+        ),
       ),
     ]);
   }

@@ -1,6 +1,6 @@
 import type { IndexChoice, IndexEntry } from '../installation-shards.ts';
 import { parseIndexKey } from '../installation-shards.ts';
-import type { CqlSession } from './cassandra-client.ts';
+import { type CqlSession, unloggedBatchPartitions } from './cassandra-client.ts';
 import type { BatchedRow } from './partition-batcher.ts';
 
 /** Index keys (`c:<channel>`, `t:<deviceType>`, `r:<registrationId>`) a revision put an installation into and took it out of. */
@@ -9,14 +9,8 @@ export interface IndexChanges {
   retired: readonly string[];
 }
 
-/**
- * Partitions of `installations_by_registration` written by one unlogged
- * batch at most. Sending them together saves a request each; past 10
- * partitions Cassandra logs a warning (`unlogged_batch_across_partitions_warn_threshold`),
- * as a batch over many partitions makes its coordinator wait for every
- * replica set it touches.
- */
-export const registrationsPerBatch = 10;
+/** Entries of `installations_by_registration`, each its own partition, written by one unlogged batch at most. */
+export const registrationsPerBatch = unloggedBatchPartitions;
 
 /**
  * The members of each channel and device type, one partition per (app,
