@@ -19,7 +19,7 @@ import { bulkBatchesInFlight as unitsInFlight } from '../../src/import/import-ru
 import { readExportRows } from '../../src/import/export-rows.ts';
 import { readInstallationRow } from '../../src/import/installation-rows.ts';
 import { readUserRow } from '../../src/import/user-rows.ts';
-import { claimsPerBatch, documentsPerBatch, entriesPerBatch } from '../../src/store/cassandra/cassandra-bulk-inserts.ts';
+import { claimsPerBatch, documentBatchBytes, documentsPerBatch, entriesPerBatch } from '../../src/store/cassandra/cassandra-bulk-inserts.ts';
 import { connectCassandra } from '../../src/store/cassandra/cassandra-client.ts';
 import { claimKeyParams, claimStatements } from '../../src/store/cassandra/claim-rows.ts';
 import { InstallationIndexEntries } from '../../src/store/cassandra/installation-index-entries.ts';
@@ -54,7 +54,7 @@ const index = new InstallationIndexEntries(client, keyspace, shardOf);
 const claimInsert = unconditional(claimStatements(keyspace).claim);
 const inFlight = () => concurrency;
 const claims = new PlainBatcher(client, { maxRows: claimsPerBatch, inFlight });
-const documents = new PlainBatcher(client, { maxRows: documentsPerBatch, inFlight });
+const documents = new PlainBatcher(client, { maxRows: documentsPerBatch, maxBytes: documentBatchBytes, inFlight });
 const entries = new PlainBatcher(client, { maxRows: entriesPerBatch, inFlight });
 
 function unconditional(query: string): string {
@@ -75,7 +75,7 @@ function rowsOf(className: string, object: StoredObject): [PlainBatcher, Batched
     const statement = objects.insertStatement(appId as string, className, object, doc);
     return [
       ...claimRows(className, object.objectId, userClassDescriptor.uniqueKeys(object)).map((row) => [claims, row] as [PlainBatcher, BatchedRow]),
-      [documents, { group: `o\u0000${String(objectBucket(object.objectId))}`, statement: { ...statement, query: unconditional(statement.query) } }],
+      [documents, { group: `o\u0000${String(objectBucket(object.objectId))}`, statement: { ...statement, query: unconditional(statement.query) }, bytes: Buffer.byteLength(doc) }],
     ];
   }
   const ts = Date.now() * 1000;
@@ -83,7 +83,7 @@ function rowsOf(className: string, object: StoredObject): [PlainBatcher, Batched
   const statement = installations.insertStatement(appId as string, object, doc, ts, added);
   return [
     ...claimRows(className, object.objectId, deviceKeys(object)).map((row) => [claims, row] as [PlainBatcher, BatchedRow]),
-    [documents, { group: `i\u0000${String(shardOf(object.objectId))}`, statement: { ...statement, query: unconditional(statement.query) } }],
+    [documents, { group: `i\u0000${String(shardOf(object.objectId))}`, statement: { ...statement, query: unconditional(statement.query) }, bytes: Buffer.byteLength(doc) }],
     ...index.addRows(appId as string, object.objectId, added, ts).map((row) => [entries, row] as [PlainBatcher, BatchedRow]),
   ];
 }

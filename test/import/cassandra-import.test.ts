@@ -58,6 +58,17 @@ describe('herald import on Cassandra', () => {
     });
   }, 120_000);
 
+  it("imports users with large documents: a conditional batch of one partition's documents stays under Cassandra's batch size limit", async () => {
+    const appId = 'cassimportbig';
+    const dir = exportDir();
+    // 6,000 characters each: 24 documents of one partition would be over 140 KB, past the node's 50 KiB batch_size_fail_threshold.
+    const users = Array.from({ length: 1000 }, (_, index) => exportedUser(index + 1, { biography: `${String(index)}:`.padEnd(6000, 'x') }));
+    const summary = await runImport(store, dir, appId, [writeJsonLines(join(dir, '_User.0.jsonl'), '_User', users)], { concurrency: 32 });
+    expect(summary.tally._User).toEqual({ read: 1000, imported: 1000, present: 0, rejected: 0 });
+    const last = await store.findByUnique(appId, '_User', { field: 'username', value: 'user1000' });
+    expect(String(last?.biography)).toHaveLength(6000);
+  }, 120_000);
+
   it('refuses a user whose value another holds, whole, and lets the first of two rows win', async () => {
     const appId = 'cassimport2';
     const dir = exportDir();

@@ -86,6 +86,17 @@ describe('PlainBatcher', () => {
     ]);
   });
 
+  it('closes a batch before the row that would take it past maxBytes, and sends a row larger than that alone', async () => {
+    const session = new RecordingSession();
+    const batcher = new PlainBatcher(session, { maxRows: 64, maxBytes: 1000, inFlight: () => 8 });
+    const sizes = [400, 400, 300, 100, 2500, 10, 990, 10];
+    await settle(
+      session,
+      sizes.map((bytes, id) => batcher.write({ ...row('docs', id), bytes })),
+    );
+    expect(session.sent.map((request) => request.params.map(([id]) => id))).toEqual([[0, 1], [2, 3], [4], [5, 6], [7]]);
+  });
+
   it('has no more batches out than inFlight allows; rows queued meanwhile go in the next batches', async () => {
     const session = new RecordingSession();
     const batcher = new PlainBatcher(session, { maxRows: 128, inFlight: () => 2 });

@@ -15,9 +15,15 @@ import { chunks } from '../../core/chunks.ts';
 
 /** The class name under which device keys are claimed, as CassandraInstallationStore does. */
 const installationClass = '_Installation';
-/** Rows of one batch: claims are small; documents are kept well under Cassandra's 50 KiB batch limit; index entries are keys alone. */
+/**
+ * Rows of one batch: claims are small; documents up to 64 as long as they
+ * fit in 48 KiB, under Cassandra's default 50 KiB batch size limit (a
+ * lightweight transaction's proposal and commit carry the whole batch);
+ * index entries are keys alone.
+ */
 export const claimsPerBatch = 64;
-export const documentsPerBatch = 24;
+export const documentsPerBatch = 64;
+export const documentBatchBytes = 48 * 1024;
 export const entriesPerBatch = 128;
 /** Object ids of one `IN` read. */
 const idsPerRead = 100;
@@ -83,7 +89,7 @@ export class CassandraBulkInserts implements BulkInserts {
       },
       { maxRows: claimsPerBatch, inFlight },
     );
-    this.#documents = new ConditionalBatcher(paced, { maxRows: documentsPerBatch, inFlight }, (row) => String(row.get('object_id')));
+    this.#documents = new ConditionalBatcher(paced, { maxRows: documentsPerBatch, maxBytes: documentBatchBytes, inFlight }, (row) => String(row.get('object_id')));
     this.#entries = new PlainBatcher(paced, { maxRows: entriesPerBatch, inFlight });
   }
 
@@ -163,6 +169,7 @@ export class CassandraBulkInserts implements BulkInserts {
       group: row.group,
       key: object.objectId,
       statement: row.statement,
+      bytes: Buffer.byteLength(row.doc),
       // The same document standing there is this write, applied by an attempt whose answer was lost.
       judge: (current: types.Row | undefined) => (current === undefined ? 'free' : current.get('doc') === row.doc ? 'held' : 'refused'),
     });

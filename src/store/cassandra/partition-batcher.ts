@@ -7,6 +7,8 @@ export interface BatchedRow {
   statement: CqlStatement;
   /** Rows of its group in one batch at most, when fewer than the batcher's `maxRows`: a group of many partitions keeps its batches small. */
   maxRows?: number;
+  /** The row's size in bytes, counted against the batcher's `maxBytes`; 0 when not given. */
+  bytes?: number;
 }
 
 /**
@@ -33,6 +35,8 @@ interface Queued<R, T> {
 export interface BatcherOptions {
   /** Rows of one batch at most. */
   maxRows: number;
+  /** Bytes of the rows of one batch at most (by their `bytes`); a row larger than this goes alone. Unbounded when not given. */
+  maxBytes?: number;
   /** How many batches may be out at once (sent, or waiting for a permit): later rows wait and make bigger batches. */
   inFlight: () => number;
 }
@@ -80,7 +84,7 @@ abstract class Batcher<R extends BatchedRow, T> {
   #drain(): void {
     while (this.#out < Math.max(1, this.#options.inFlight()) && this.#groups.size > 0) {
       const [name, queued] = this.#groups.entries().next().value as [string, Queued<R, T>[]];
-      const rows = queued.splice(0, Math.min(this.#options.maxRows, queued[0]?.row.maxRows ?? Number.POSITIVE_INFINITY));
+      const rows = queued.splice(0, this.#batchLength(queued));
       if (queued.length === 0) this.#groups.delete(name);
       this.#out += 1;
       void this.flush(rows)
@@ -93,6 +97,20 @@ abstract class Batcher<R extends BatchedRow, T> {
         });
     }
   }
+  /** How many of a group's first waiting rows make its next batch: within the row counts and the bytes allowed, one at least. */
+  #batchLength(queued: readonly Queued<R, T>[]): number {
+    const maxRows = Math.min(this.#options.maxRows, queued[0]?.row.maxRows ?? Number.POSITIVE_INFINITY);
+    const maxBytes = this.#options.maxBytes ?? Number.POSITIVE_INFINITY;
+    let bytes = 0;
+    let length = 0;
+    for (const entry of queued) {
+      bytes += entry.row.bytes ?? 0;
+      if (length === maxRows || (length > 0 && bytes > maxBytes)) break;
+      length += 1;
+    }
+    return length;
+  }
+
 }
 
 /** Rows written without a condition (index entries): a batch per group, all of it applied. */
