@@ -14,7 +14,7 @@ import { parseArgs } from 'node:util';
 import { userClassDescriptor } from '../../src/accounts/user-class.ts';
 import type { StoredObject } from '../../src/core/ports/object-store.ts';
 import { describeExportFile } from '../../src/import/export-file.ts';
-import { defaultBulkBatch as rowsPerUnit } from '../../src/import/class-writer.ts';
+import { bulkBatchRows } from '../../src/import/class-writer.ts';
 import { bulkBatchesInFlight as unitsInFlight } from '../../src/import/import-run.ts';
 import { readExportRows } from '../../src/import/export-rows.ts';
 import { readInstallationRow } from '../../src/import/installation-rows.ts';
@@ -91,6 +91,8 @@ function rowsOf(className: string, object: StoredObject): [PlainBatcher, Batched
 const file = await describeExportFile(path);
 const className = file.className;
 if (className !== '_User' && className !== '_Installation') throw new Error(`${path} holds neither users nor installations`);
+/** Rows prepared at once, `unitsInFlight` such units at a time, as the import's bulk writes. */
+const rowsPerUnit = bulkBatchRows[className];
 const started = performance.now();
 let rows = 0;
 let cqlRows = 0;

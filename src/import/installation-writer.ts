@@ -5,7 +5,7 @@ import { installationClass } from '../devices/installation-fields.ts';
 import { deviceKeyTaken } from '../devices/installation-records.ts';
 import { deviceKeys } from '../store/installation-shards.ts';
 import { inFileOrder } from './batch-order.ts';
-import { type ClassWriter, defaultBulkBatch, type RowOutcome, type WriteOptions } from './class-writer.ts';
+import { bulkBatchRows, type ClassWriter, type RowOutcome, type WriteOptions } from './class-writer.ts';
 import type { ImportStore } from './import-store.ts';
 import { readInstallationRow } from './installation-rows.ts';
 
@@ -32,11 +32,11 @@ export class InstallationWriter implements ClassWriter {
   readonly #appId: string;
   readonly #bulk: BulkInserts | null;
 
-  /** `batchSize`: rows written together; by default `defaultInstallationBatch`, or `defaultBulkBatch` through bulk inserts. */
+  /** `batchSize`: rows written together; by default `defaultInstallationBatch`, or `bulkBatchRows._Installation` through bulk inserts. */
   constructor(store: ImportStore, appId: string, batchSize?: number, bulk: BulkInserts | null = null) {
     this.#store = store;
     this.#appId = appId;
-    this.batchSize = batchSize ?? (bulk === null ? defaultInstallationBatch : defaultBulkBatch);
+    this.batchSize = batchSize ?? (bulk === null ? defaultInstallationBatch : bulkBatchRows._Installation);
     this.#bulk = bulk;
   }
 

@@ -5,7 +5,7 @@ import { DuplicateValueError } from '../core/errors.ts';
 import type { BulkInsertOutcome, BulkInserts } from '../core/ports/bulk-inserts.ts';
 import type { StoredObject } from '../core/ports/object-store.ts';
 import { inFileOrder } from './batch-order.ts';
-import { type ClassWriter, defaultBulkBatch, type RowOutcome, type WriteOptions } from './class-writer.ts';
+import { bulkBatchRows, type ClassWriter, type RowOutcome, type WriteOptions } from './class-writer.ts';
 import type { ImportStore } from './import-store.ts';
 import { readUserRow } from './user-rows.ts';
 
@@ -28,7 +28,7 @@ export class UserWriter implements ClassWriter {
   readonly #newSessionToken: () => string;
   readonly #bulk: BulkInserts | null;
 
-  constructor(store: ImportStore, appId: string, newSessionToken: () => string, bulk: BulkInserts | null = null, bulkBatch = defaultBulkBatch) {
+  constructor(store: ImportStore, appId: string, newSessionToken: () => string, bulk: BulkInserts | null = null, bulkBatch: number = bulkBatchRows._User) {
     this.#store = store;
     this.#appId = appId;
     this.#newSessionToken = newSessionToken;

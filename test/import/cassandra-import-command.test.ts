@@ -8,7 +8,7 @@ import { eventually } from '../support/eventually.ts';
 import { heraldNodeFlags } from '../support/herald-process.ts';
 import { serviceEndpoints } from '../support/service-endpoints.ts';
 import { withDeadline } from '../support/with-deadline.ts';
-import { exportDir, removeExportDirs, writeManyUsers } from './export-fixture.ts';
+import { exportDir, exportedInstallation, exportedUser, removeExportDirs, writeJsonLines, writeManyUsers } from './export-fixture.ts';
 
 /**
  * `herald import` into the local Cassandra as an operator runs it, killed
@@ -31,8 +31,8 @@ interface ImportProcess {
   exit: Promise<number | null>;
 }
 
-function startImport(dir: string, args: string[]): ImportProcess {
-  const child = spawn(process.execPath, [...heraldNodeFlags(), mainScript, 'import', '--app', appId, ...args], {
+function startImport(dir: string, args: string[], nodeFlags: string[] = []): ImportProcess {
+  const child = spawn(process.execPath, [...heraldNodeFlags(), ...nodeFlags, mainScript, 'import', '--app', appId, ...args], {
     cwd: dir,
     env: {
       ...process.env,
@@ -107,5 +107,26 @@ describe('herald import on Cassandra, the command', () => {
     const third = startImport(dir, ['.', '--json']);
     expect(await finished(third, 'the third import to exit'), third.output()).toBe(0);
     expect((JSON.parse(third.output()) as typeof resumed).tally).toEqual({ _User: { read: users, imported: 0, present: users, rejected: 0 } });
+  }, 600_000);
+
+  it("runs in the heap Node gives itself in the chart's 512 MiB import Job (128 MB): the rows in flight fit", async () => {
+    const dir = exportDir();
+    const count = 16_000;
+    // Users as large as the hosted service's: a mobile number, a third-party account and custom fields each.
+    const rows = Array.from({ length: count }, (_, index) =>
+      exportedUser(100_000 + index, {
+        mobilePhoneNumber: `+86139${String(index).padStart(8, '0')}`,
+        authData: { weixin: { openid: `wx-${String(index)}`, access_token: 'token', expires_in: 7200 } },
+        nickname: `Player ${String(index)}`,
+        bio: 'x'.repeat(200),
+      }),
+    );
+    writeJsonLines(join(dir, '_User.0.jsonl'), '_User', rows);
+    writeJsonLines(join(dir, '_Installation.0.jsonl'), '_Installation', Array.from({ length: count }, (_, index) => exportedInstallation(100_000 + index)));
+    const run = startImport(dir, ['.', '--json'], ['--max-old-space-size=128']);
+    expect(await finished(run, 'the import in a 128 MB heap to exit'), run.output()).toBe(0);
+    const summary = JSON.parse(run.output()) as { tally: Record<string, { imported: number }> };
+    expect(summary.tally._User?.imported).toBe(count);
+    expect(summary.tally._Installation?.imported).toBe(count);
   }, 600_000);
 });
