@@ -1,5 +1,6 @@
 import type { ServerWritableStream } from '@grpc/grpc-js';
 import type { Caller } from '../accounts/account-deps.ts';
+import { chunks } from '../core/chunks.ts';
 import { ErrorCode, HeraldError } from '../core/errors.ts';
 import { getPushRecord } from '../push/records/notifications.ts';
 import { failure, type GrpcCallDeps } from './call-context.ts';
@@ -101,7 +102,5 @@ export function watchPush(deps: GrpcCallDeps, options: WatchPushOptions) {
 /** The progress alone, or once per `maxFailuresPerMessage` failures with them. */
 function withFailures(progress: PushProgressMessage, failures: readonly DeliveryMessage[]): WatchMessage[] {
   if (failures.length === 0) return [progress];
-  const messages: WatchMessage[] = [];
-  for (let start = 0; start < failures.length; start += maxFailuresPerMessage) messages.push({ ...progress, failures: failures.slice(start, start + maxFailuresPerMessage) });
-  return messages;
+  return chunks(failures, maxFailuresPerMessage).map((some) => ({ ...progress, failures: some }));
 }

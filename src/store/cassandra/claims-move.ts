@@ -1,4 +1,5 @@
 import type { types } from 'cassandra-driver';
+import { chunks } from '../../core/chunks.ts';
 import type { CqlSession, CqlStatement } from './cassandra-client.ts';
 import { claimBucket } from './claim-rows.ts';
 
@@ -38,9 +39,7 @@ export async function moveClaims(session: CqlSession, keyspace: string, renew: (
   let round: CqlStatement[][] = [];
   const partitions = new Map<string, CqlStatement[]>();
   const flush = async (): Promise<void> => {
-    for (const statements of partitions.values()) {
-      for (let start = 0; start < statements.length; start += rowsPerBatch) round.push(statements.slice(start, start + rowsPerBatch));
-    }
+    for (const statements of partitions.values()) round.push(...chunks(statements, rowsPerBatch));
     partitions.clear();
     const batches = round;
     round = [];
