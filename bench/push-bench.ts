@@ -106,6 +106,7 @@ const { values } = parseArgs({
     'android-vendors': { type: 'boolean', default: false },
     distributed: { type: 'boolean', default: false },
     breakdown: { type: 'boolean', default: false },
+    'beside-load': { type: 'boolean', default: false },
     'outcome-stream': { type: 'string' },
     senders: { type: 'string' },
     shards: { type: 'string' },
@@ -138,6 +139,7 @@ if (deliveryLogCost && (androidVendors || values.store !== undefined || values.w
 if (distributed && values.store !== undefined) fail('--distributed compares the embedded default (SQLite, one process) with Cassandra, Redis and Kafka (a process per role); leave out --store');
 if (!distributed && values.senders !== undefined) fail('--senders is for --distributed runs');
 if (!distributed && values.breakdown) fail('--breakdown is for --distributed runs');
+if (values['beside-load'] && (!distributed || values.breakdown || deliveryLogCost)) fail('--beside-load is for --distributed runs, without --breakdown or --delivery-log-cost');
 if (values['outcome-stream'] !== undefined && (!distributed || !['on', 'off'].includes(values['outcome-stream']))) fail('--outcome-stream takes on or off, with --distributed');
 const outcomeStream = values['outcome-stream'] === 'on';
 const store = (values.store ?? 'sqlite') as BenchStore;
@@ -187,7 +189,7 @@ const data = { alert: 'Your weekly summary is ready: 3 new messages and 2 update
 
 const outDir = join(resolve(import.meta.dirname, '..'), 'bench/results');
 // The default audience and layout keep the issue's name; other sizes, sender counts and slices get their own file, so a 1,000,000 run does not replace the 100,000 one.
-const resultName = `push-${distributed ? 'distributed' : store}${androidShare > 0 ? '-android' : ''}${devices === 100_000 ? '' : `-${devices}`}${gatewayLatencyMs === undefined ? '' : `-latency${gatewayLatencyMs}`}${engine.transport === 'http2-wrapper' ? '-http2-wrapper' : ''}${stalledEndpoint === undefined ? '' : '-webhook-stalled'}${outcomeStream ? '-outcome-stream' : ''}${distributed && senders !== 2 ? `-senders${senders}` : ''}${engine.sliceSize === undefined ? '' : `-slice${engine.sliceSize}`}${values.breakdown ? '-breakdown' : ''}.json`;
+const resultName = `push-${distributed ? 'distributed' : store}${androidShare > 0 ? '-android' : ''}${devices === 100_000 ? '' : `-${devices}`}${gatewayLatencyMs === undefined ? '' : `-latency${gatewayLatencyMs}`}${engine.transport === 'http2-wrapper' ? '-http2-wrapper' : ''}${stalledEndpoint === undefined ? '' : '-webhook-stalled'}${outcomeStream ? '-outcome-stream' : ''}${distributed && senders !== 2 ? `-senders${senders}` : ''}${engine.sliceSize === undefined ? '' : `-slice${engine.sliceSize}`}${values.breakdown ? '-breakdown' : ''}${values['beside-load'] ? '-beside-load' : ''}.json`;
 const out = (line: string): boolean => process.stdout.write(`${line}\n`);
 
 async function main(): Promise<void> {
@@ -275,7 +277,7 @@ async function main(): Promise<void> {
 const bench = deliveryLogCost
   ? runDeliveryLogCost({ devices, androidShare, distributed, outcomeStream, senders, repeat, engine, ceiling: ceilingSettings, profileDir, heraldNodeOptions, data, outDir, out })
   : distributed
-  ? runDistributedBench({ devices, androidShare, senders, repeat, engine, ceiling: ceilingSettings, profileDir, heraldNodeOptions, breakdown: values.breakdown, outcomeStream, data, outDir, resultName, out })
+  ? runDistributedBench({ devices, androidShare, senders, repeat, engine, ceiling: ceilingSettings, profileDir, heraldNodeOptions, breakdown: values.breakdown, besideLoad: values['beside-load'], outcomeStream, data, outDir, resultName, out })
   : main();
 bench.then(
   () => stalledEndpoint?.close(),

@@ -12,10 +12,10 @@ import { floorSettings } from './client-floor.ts';
 import { deliveryProblems } from './delivery-check.ts';
 import { kafkaProbe, withOutcomeStream } from './distributed-bench.ts';
 import type { BroadcastResult } from './follow-broadcast.ts';
-import { benchServices, serviceCpuProbe, servicePids, type ServiceCpu } from './service-cpu.ts';
+import { benchServices, serviceCpuFigures, serviceCpuProbe, servicePids, type ServiceCpu } from './service-cpu.ts';
 import type { CeilingSettings } from './h2load-ceiling.ts';
 import { KafkaPath } from './kafka-path.ts';
-import { measuredRun, type RunProbe } from './measured-run.ts';
+import { bothProbes, measuredRun, type RunProbe } from './measured-run.ts';
 import { runTable, runTableLegend, type PushRun } from './push-report.ts';
 import { seedInstallations, type Seeded } from './seed-installations.ts';
 import { median } from './push-report.ts';
@@ -125,7 +125,7 @@ export async function runDeliveryLogCost(settings: DeliveryLogCostSettings): Pro
         for (const mode of order) {
           const logProbe = deliveryLogProbe(app, mode, (count) => entries[setup][mode].push(count));
           const probe =
-            setup === 'distributed' && kafka !== undefined && pids !== null ? both(serviceCpuProbe(pids), both(kafkaProbe(kafka, settings.senders, out), logProbe)) : logProbe;
+            setup === 'distributed' && kafka !== undefined && pids !== null ? bothProbes(serviceCpuProbe(pids), bothProbes(kafkaProbe(kafka, settings.senders, out), logProbe)) : logProbe;
           const { run, profiles } = await measuredRun({
             label: `run ${index + 1}/${repeat} ${setup}, log ${mode}`,
             config: raw[setup][mode],
@@ -202,7 +202,7 @@ function summarize(processes: string, runs: Record<Mode, PushRun[]>, entries: Re
       cpuMicrosPerDeliveryToLast: tenths(median(broadcasts.map((b) => b.cpuMicrosPerDelivery))),
       mainThreadCpuMicrosPerDelivery: tenths(median(broadcasts.map(mainThreadMicros))),
       peakRssMb: Math.max(...broadcasts.map((b) => b.peakRssMb)),
-      ...serviceFigures(runs[mode]),
+      ...serviceCpuFigures(runs[mode]),
       logEntries: entries[mode],
     };
   };
@@ -222,17 +222,6 @@ function summarize(processes: string, runs: Record<Mode, PushRun[]>, entries: Re
     });
   const pairRatios = { cpuPerDelivery: perPair(processMicros), mainThreadCpuPerDelivery: perPair(mainThreadMicros) };
   return { processes, off, on, ratios, pairRatios, limitsMet: ratios.deliveriesPerSecond >= deliveryLogLimits.rate && ratios.cpuPerDelivery <= deliveryLogLimits.cpu };
-}
-
-/** The services' own CPU per delivery, medians over the runs that measured it; nothing for the embedded setup. */
-function serviceFigures(runs: readonly PushRun[]): Pick<ModeFigures, 'serviceCpuMicrosPerDelivery'> {
-  const measured = runs.flatMap((run) => {
-    const used = run.checks?.serviceCpuSeconds as ServiceCpu | undefined;
-    return used === undefined ? [] : [{ used, deliveries: run.broadcast.deliveries }];
-  });
-  if (measured.length === 0) return {};
-  const perDelivery = Object.fromEntries(benchServices.map((service) => [service, tenths(median(measured.map(({ used, deliveries }) => (used[service] * 1e6) / Math.max(1, deliveries))))])) as ServiceCpu;
-  return { serviceCpuMicrosPerDelivery: perDelivery };
 }
 
 /** Herald's CPU per delivery to the record's done (to the last delivery when the record never read done), µs. */
@@ -289,16 +278,6 @@ async function countEntries(port: number, app: BenchApp, pushId: string): Promis
     cursor = body.nextCursor ?? null;
   } while (cursor !== null);
   return count;
-}
-
-function both(first: RunProbe, second: RunProbe): RunProbe {
-  return {
-    beforeBroadcast: async (herald) => {
-      await first.beforeBroadcast(herald);
-      await second.beforeBroadcast(herald);
-    },
-    afterBroadcast: async (herald, broadcast) => ({ ...(await first.afterBroadcast(herald, broadcast)), ...(await second.afterBroadcast(herald, broadcast)) }),
-  };
 }
 
 function hundredths(value: number): number {

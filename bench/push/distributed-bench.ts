@@ -12,12 +12,14 @@ import { deliveryProblems } from './delivery-check.ts';
 import type { BroadcastResult } from './follow-broadcast.ts';
 import type { CeilingSettings } from './h2load-ceiling.ts';
 import { KafkaPath } from './kafka-path.ts';
-import { measuredRun, type RunProbe } from './measured-run.ts';
+import { bothProbes, measuredRun, type RunProbe } from './measured-run.ts';
+import { cassandraLoadProbe } from './cassandra-load.ts';
+import { benchServices, serviceCpuFigures, serviceCpuProbe, servicePids, type ServiceCpu } from './service-cpu.ts';
 import { floorSettings } from './client-floor.ts';
 import { processDeliveries } from './process-deliveries.ts';
 import { runTable, runTableLegend, type PushRun } from './push-report.ts';
 import { seedInstallations, type Seeded } from './seed-installations.ts';
-import { sideBySide, summarize } from './side-by-side.ts';
+import { sideBySide, summarize, type SetupSummary } from './side-by-side.ts';
 import { BreakdownProbe, breakdownTable, coreSecondRatio, type RunBreakdown } from './distributed-breakdown.ts';
 import { machineDescription } from '../machine.ts';
 
@@ -33,6 +35,13 @@ export interface DistributedBenchSettings {
   heraldNodeOptions: string | undefined;
   /** Profile every run (in `profileDir`, else a temporary folder) and break both setups' CPU down by phase over the broadcast. */
   breakdown?: boolean;
+  /**
+   * Run the embedded setup a second time in each repetition, beside a load
+   * that keeps the local Cassandra as busy as the distributed broadcast just
+   * did (`CassandraLoad`): how much of the distributed setup's extra CPU per
+   * delivery is the machine's, with the backends sharing its cores.
+   */
+  besideLoad?: boolean;
   /** `true`: the distributed setup produces the outcome stream too (`push.outcomeStream.enabled`, off by default); the embedded one never does. */
   outcomeStream?: boolean;
   data: Record<string, unknown>;
@@ -65,6 +74,7 @@ export async function runDistributedBench(settings: DistributedBenchSettings): P
     backends.push(embeddedBackends);
     const distributedBackends = await benchBackends('cassandra');
     backends.push(distributedBackends);
+    const pids = await servicePids();
     gateways = await BenchGateways.start({ fcm: androidShare > 0 });
     const parts = { app, gateways, engine: settings.engine };
     const raw = {
@@ -95,7 +105,7 @@ export async function runDistributedBench(settings: DistributedBenchSettings): P
     }
 
     kafka = await KafkaPath.open({ brokers: bus.brokers ?? [], topicPrefix: bus.topicPrefix });
-    const runs: Record<'embedded' | 'distributed', PushRun[]> = { embedded: [], distributed: [] };
+    const runs: Record<'embedded' | 'distributed' | 'besideLoad', PushRun[]> = { embedded: [], distributed: [], besideLoad: [] };
     const floor = floorSettings(devices, push);
     const common = { app, gateways, data: settings.data, devices, ceiling: settings.ceiling, floor, out };
     const profileDir = settings.profileDir ?? (settings.breakdown === true ? mkdtempSync(join(tmpdir(), 'herald-push-profiles-')) : undefined);
@@ -123,15 +133,30 @@ export async function runDistributedBench(settings: DistributedBenchSettings): P
         label: `run ${index + 1}/${repeat} distributed`,
         config: raw.distributed,
         herald: { ...heraldOptions, layout },
-        probe: marks?.distributed ?? kafkaProbe(kafka, senders, out),
+        // The services' CPU first, so that what the Kafka checks read afterwards is not counted.
+        probe: bothProbes(serviceCpuProbe(pids), marks?.distributed ?? kafkaProbe(kafka, senders, out)),
       });
       failOnProblems('distributed', distributed.run.broadcast);
       runs.distributed.push(distributed.run);
       reportProfiles(distributed.profiles, out);
       if (marks !== null) breakdowns.distributed.push(marks.distributed.breakdown(distributed.profiles, distributed.run.broadcast.deliveries));
+
+      if (settings.besideLoad === true) {
+        const cores = cassandraCores(distributed.run);
+        const loaded = await measuredRun({
+          ...common,
+          label: `run ${index + 1}/${repeat} embedded beside Cassandra at ${cores.toFixed(2)} cores`,
+          config: raw.embedded,
+          herald: heraldOptions,
+          probe: cassandraLoadProbe(pids.cassandra, cores),
+        });
+        failOnProblems('embedded beside the Cassandra load', loaded.run.broadcast);
+        runs.besideLoad.push(loaded.run);
+      }
     }
 
     const summary = { embedded: summarize(runs.embedded), distributed: summarize(runs.distributed) };
+    const services = serviceCpuFigures(runs.distributed).serviceCpuMicrosPerDelivery;
     out('');
     out('embedded, every role in one process:');
     out(runTable(runs.embedded));
@@ -142,6 +167,14 @@ export async function runDistributedBench(settings: DistributedBenchSettings): P
     out(sideBySide(summary.embedded, summary.distributed));
     const ratio = coreSecondRatio(summary.embedded, summary.distributed);
     out(ratio.line);
+    if (services !== undefined) out(`the services' own CPU over the distributed broadcast, not in Herald's: ${benchServices.map((service) => `${service} ${services[service]} µs`).join(', ')} per delivery`);
+    const besideLoad = runs.besideLoad.length === 0 ? null : besideLoadFigures(runs.besideLoad, summary.distributed);
+    if (besideLoad !== null) {
+      out('');
+      out('embedded beside a load keeping Cassandra as busy as the distributed broadcast did (every role in one process):');
+      out(runTable(runs.besideLoad));
+      out(besideLoad.line);
+    }
     for (const [index, embedded] of breakdowns.embedded.entries()) {
       const distributed = breakdowns.distributed[index];
       if (distributed === undefined) continue;
@@ -179,6 +212,8 @@ export async function runDistributedBench(settings: DistributedBenchSettings): P
       data: settings.data,
       median: summary,
       deliveriesPerCoreSecondRatio: ratio.ratio,
+      ...(services === undefined ? {} : { serviceCpuMicrosPerDelivery: services }),
+      ...(besideLoad === null ? {} : { besideLoad: { median: besideLoad.summary, deliveriesPerCoreSecondRatio: besideLoad.ratio } }),
       ...(settings.breakdown === true ? { profiled: true, breakdowns } : {}),
       runs,
     };
@@ -192,6 +227,27 @@ export async function runDistributedBench(settings: DistributedBenchSettings): P
     rmSync(dataDirs.embedded, { recursive: true, force: true });
     rmSync(dataDirs.distributed, { recursive: true, force: true });
   }
+}
+
+/** Cassandra's CPU over a distributed broadcast, in cores: from the request until the record read done. */
+function cassandraCores(run: PushRun): number {
+  const used = run.checks?.serviceCpuSeconds as ServiceCpu | undefined;
+  const { recordDoneMs, lastDeliveryMs } = run.broadcast;
+  const seconds = (recordDoneMs ?? lastDeliveryMs) / 1000;
+  if (used === undefined || seconds <= 0) throw new Error("the distributed run did not measure Cassandra's CPU");
+  return used.cassandra / seconds;
+}
+
+/** The embedded runs beside the Cassandra load: their medians, and the distributed setup's deliveries per core-second over theirs. */
+function besideLoadFigures(runs: readonly PushRun[], distributed: SetupSummary): { summary: SetupSummary; ratio: number | null; line: string } {
+  const summary = summarize(runs);
+  const loads = runs.map((run) => (run.checks?.cassandraLoad as { cassandraCores: number } | undefined)?.cassandraCores ?? 0);
+  const [a, b] = [summary.deliveriesPerCoreSecond, distributed.deliveriesPerCoreSecond];
+  const ratio = a === null || b === null || a === 0 ? null : Math.round((b / a) * 100) / 100;
+  const line =
+    `deliveries per core-second, distributed to embedded beside the Cassandra load (Cassandra at ${loads.map((cores) => cores.toFixed(2)).join(', ')} cores): ` +
+    `${ratio === null ? '-' : ratio.toFixed(2)}; the embedded setup beside it: ${summary.deliveriesPerCoreSecond?.toLocaleString('en-US') ?? '-'} deliveries per core-second`;
+  return { summary, ratio, line };
 }
 
 /** The config with the outcome stream on or off. */

@@ -14,6 +14,17 @@ export interface RunProbe {
   afterBroadcast(herald: BenchHerald, broadcast: BroadcastResult): Promise<Record<string, unknown>>;
 }
 
+/** Two probes as one: each runs in turn, `first` first, and what they keep is merged. */
+export function bothProbes(first: RunProbe, second: RunProbe): RunProbe {
+  return {
+    beforeBroadcast: async (herald) => {
+      await first.beforeBroadcast(herald);
+      await second.beforeBroadcast(herald);
+    },
+    afterBroadcast: async (herald, broadcast) => ({ ...(await first.afterBroadcast(herald, broadcast)), ...(await second.afterBroadcast(herald, broadcast)) }),
+  };
+}
+
 export interface MeasuredRunOptions {
   /** Put before each line printed, e.g. `run 1/3`. */
   label: string;

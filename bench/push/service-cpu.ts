@@ -1,5 +1,6 @@
 import { servicesStatus } from '../../scripts/services/services.ts';
 import type { RunProbe } from './measured-run.ts';
+import { median, type PushRun } from './push-report.ts';
 import { cpuSeconds } from './process-stats.ts';
 
 /** The local services a distributed run uses, whose own CPU Herald's figures leave out. */
@@ -42,4 +43,17 @@ export function serviceCpuProbe(pids: Record<BenchService, number>): RunProbe {
       return Promise.resolve({ serviceCpuSeconds: used });
     },
   };
+}
+
+/** The services' own CPU per delivery, µs, medians over the runs that measured it (`serviceCpuProbe`); nothing when none did. */
+export function serviceCpuFigures(runs: readonly PushRun[]): { serviceCpuMicrosPerDelivery?: ServiceCpu } {
+  const measured = runs.flatMap((run) => {
+    const used = run.checks?.serviceCpuSeconds as ServiceCpu | undefined;
+    return used === undefined ? [] : [{ used, deliveries: run.broadcast.deliveries }];
+  });
+  if (measured.length === 0) return {};
+  const perDelivery = Object.fromEntries(
+    benchServices.map((service) => [service, Math.round(median(measured.map(({ used, deliveries }) => (used[service] * 1e6) / Math.max(1, deliveries))) * 10) / 10]),
+  ) as ServiceCpu;
+  return { serviceCpuMicrosPerDelivery: perDelivery };
 }
