@@ -12,7 +12,7 @@ import { floorSettings } from './client-floor.ts';
 import { deliveryProblems } from './delivery-check.ts';
 import { kafkaProbe, withOutcomeStream } from './distributed-bench.ts';
 import type { BroadcastResult } from './follow-broadcast.ts';
-import { benchServices, serviceCpuFigures, serviceCpuProbe, servicePids, type ServiceCpu } from './service-cpu.ts';
+import { benchServices, serviceCpuFigures, serviceCpuProbe, servicePids, servicesQuietProbe, type ServiceCpu } from './service-cpu.ts';
 import type { CeilingSettings } from './h2load-ceiling.ts';
 import { KafkaPath } from './kafka-path.ts';
 import { bothProbes, measuredRun, type RunProbe } from './measured-run.ts';
@@ -124,10 +124,13 @@ export async function runDeliveryLogCost(settings: DeliveryLogCostSettings): Pro
       for (const setup of setups) {
         for (const mode of order) {
           const logProbe = deliveryLogProbe(app, mode, (count) => entries[setup][mode].push(count));
-          const probe =
+          const label = `run ${index + 1}/${repeat} ${setup}, log ${mode}`;
+          const measured =
             setup === 'distributed' && kafka !== undefined && pids !== null ? bothProbes(serviceCpuProbe(pids), bothProbes(kafkaProbe(kafka, settings.senders, out), logProbe)) : logProbe;
+          // Every run starts once the services are done with what the one before wrote, the embedded runs too.
+          const probe = pids === null ? measured : bothProbes(servicesQuietProbe(pids, out, label), measured);
           const { run, profiles } = await measuredRun({
-            label: `run ${index + 1}/${repeat} ${setup}, log ${mode}`,
+            label,
             config: raw[setup][mode],
             app,
             gateways,

@@ -14,7 +14,7 @@ import type { CeilingSettings } from './h2load-ceiling.ts';
 import { KafkaPath } from './kafka-path.ts';
 import { bothProbes, measuredRun, type RunProbe } from './measured-run.ts';
 import { cassandraLoadProbe } from './cassandra-load.ts';
-import { benchServices, serviceCpuFigures, serviceCpuProbe, servicePids, type ServiceCpu } from './service-cpu.ts';
+import { benchServices, serviceCpuFigures, serviceCpuProbe, servicePids, servicesQuietProbe, type ServiceCpu } from './service-cpu.ts';
 import { floorSettings } from './client-floor.ts';
 import { processDeliveries } from './process-deliveries.ts';
 import { runTable, runTableLegend, type PushRun } from './push-report.ts';
@@ -116,25 +116,29 @@ export async function runDistributedBench(settings: DistributedBenchSettings): P
     };
     for (let index = 0; index < repeat; index += 1) {
       const marks = settings.breakdown === true ? { embedded: new BreakdownProbe(), distributed: new BreakdownProbe(kafkaProbe(kafka, senders, out)) } : null;
+      // Each run starts once the services are done with what the one before wrote (`untilServicesQuiet`).
+      const quiet = (label: string, probe?: RunProbe): RunProbe => (probe === undefined ? servicesQuietProbe(pids, out, label) : bothProbes(servicesQuietProbe(pids, out, label), probe));
+      const embeddedLabel = `run ${index + 1}/${repeat} embedded`;
       const embedded = await measuredRun({
         ...common,
-        label: `run ${index + 1}/${repeat} embedded`,
+        label: embeddedLabel,
         config: raw.embedded,
         herald: heraldOptions,
-        ...(marks === null ? {} : { probe: marks.embedded }),
+        probe: quiet(embeddedLabel, marks?.embedded),
       });
       failOnProblems('embedded', embedded.run.broadcast);
       runs.embedded.push(embedded.run);
       reportProfiles(embedded.profiles, out);
       if (marks !== null) breakdowns.embedded.push(marks.embedded.breakdown(embedded.profiles, embedded.run.broadcast.deliveries));
 
+      const distributedLabel = `run ${index + 1}/${repeat} distributed`;
       const distributed = await measuredRun({
         ...common,
-        label: `run ${index + 1}/${repeat} distributed`,
+        label: distributedLabel,
         config: raw.distributed,
         herald: { ...heraldOptions, layout },
         // The services' CPU first, so that what the Kafka checks read afterwards is not counted.
-        probe: bothProbes(serviceCpuProbe(pids), marks?.distributed ?? kafkaProbe(kafka, senders, out)),
+        probe: quiet(distributedLabel, bothProbes(serviceCpuProbe(pids), marks?.distributed ?? kafkaProbe(kafka, senders, out))),
       });
       failOnProblems('distributed', distributed.run.broadcast);
       runs.distributed.push(distributed.run);
@@ -143,12 +147,13 @@ export async function runDistributedBench(settings: DistributedBenchSettings): P
 
       if (settings.besideLoad === true) {
         const cores = cassandraCores(distributed.run);
+        const loadedLabel = `run ${index + 1}/${repeat} embedded beside Cassandra at ${cores.toFixed(2)} cores`;
         const loaded = await measuredRun({
           ...common,
-          label: `run ${index + 1}/${repeat} embedded beside Cassandra at ${cores.toFixed(2)} cores`,
+          label: loadedLabel,
           config: raw.embedded,
           herald: heraldOptions,
-          probe: cassandraLoadProbe(pids.cassandra, cores),
+          probe: quiet(loadedLabel, cassandraLoadProbe(pids.cassandra, cores)),
         });
         failOnProblems('embedded beside the Cassandra load', loaded.run.broadcast);
         runs.besideLoad.push(loaded.run);

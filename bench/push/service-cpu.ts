@@ -57,3 +57,46 @@ export function serviceCpuFigures(runs: readonly PushRun[]): { serviceCpuMicrosP
   ) as ServiceCpu;
   return { serviceCpuMicrosPerDelivery: perDelivery };
 }
+
+/** The services count as quiet below this many cores, summed, over a whole second (Cassandra and Kafka idle take about 0.02). */
+const quietCores = 0.1;
+/** How long a run waits for the services to go quiet before it goes ahead anyway. */
+const quietPatienceMs = 120_000;
+
+/**
+ * Waits until the services' summed CPU stays below `quietCores` for two
+ * seconds in a row, or `quietPatienceMs` have gone: a run that starts while
+ * Cassandra still flushes and compacts what the run before wrote (a
+ * distributed broadcast writes every delivery's log entry and result) shares
+ * the cores with that work, and its CPU per delivery counts it. Answers the
+ * seconds waited, and whether they went quiet.
+ */
+export async function untilServicesQuiet(pids: Record<BenchService, number>): Promise<{ seconds: number; quiet: boolean }> {
+  const started = performance.now();
+  const total = (): number => benchServices.reduce((sum, service) => sum + cpuSeconds(pids[service]), 0);
+  let calm = 0;
+  let previous = total();
+  let at = performance.now();
+  while (calm < 2 && performance.now() - started < quietPatienceMs) {
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const now = performance.now();
+    const used = total();
+    calm = (used - previous) / ((now - at) / 1000) < quietCores ? calm + 1 : 0;
+    previous = used;
+    at = now;
+  }
+  return { seconds: Math.round((performance.now() - started) / 100) / 10, quiet: calm >= 2 };
+}
+
+/** Before the broadcast, waits for the services to go quiet (`untilServicesQuiet`); keeps how long it waited as `servicesQuiet`. */
+export function servicesQuietProbe(pids: Record<BenchService, number>, out: (line: string) => void, label: string): RunProbe {
+  let waited: { seconds: number; quiet: boolean } | undefined;
+  return {
+    beforeBroadcast: async () => {
+      waited = await untilServicesQuiet(pids);
+      if (!waited.quiet) out(`${label}: the services were still busy after ${waited.seconds} s; the run went ahead beside them`);
+      else if (waited.seconds > 3) out(`${label}: waited ${waited.seconds} s for the services to go quiet`);
+    },
+    afterBroadcast: () => Promise.resolve(waited === undefined ? {} : { servicesQuiet: waited }),
+  };
+}
