@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiClient } from '../cluster/api-client.ts';
 import { expectExactlyOnce } from '../cluster/delivery-check.ts';
@@ -25,7 +26,8 @@ import { seedFleetInStore } from './support/store-seed.ts';
  * issued when the run began, not yet valid.)
  */
 
-const libfaketime = '/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1';
+/** Where Debian's package puts the library: under the machine's multiarch directory. */
+const libfaketime = libfaketimePath();
 const skewSeconds = 90;
 const ahead = { LD_PRELOAD: libfaketime, FAKETIME: `+${skewSeconds}s`, FAKETIME_DONT_FAKE_MONOTONIC: '1' };
 const senderSkewSeconds = 45;
@@ -56,7 +58,7 @@ describe(`Herald nodes whose clocks are ${skewSeconds} s apart, on three Cassand
 
   beforeAll(async () => {
     // libfaketime is installed with the Debian package faketime (.ci/run); without it this file cannot say anything.
-    expect(existsSync(libfaketime), `${libfaketime} (apt-get install faketime)`).toBe(true);
+    expect(existsSync(libfaketime), `no ${libfaketime} (apt-get install faketime)`).toBe(true);
     cluster = await PushCluster.start({ tagger, settings, backends: replicatedBackends(), nodeEnv: { 'api-2': ahead, 'sender-2': senderAhead } });
     right = cluster.api('api-1');
     fast = cluster.api('api-2');
@@ -152,4 +154,12 @@ async function dueRows(cluster: PushCluster, id: number): Promise<number> {
   } finally {
     await client.shutdown();
   }
+}
+
+function libfaketimePath(): string {
+  const found = readdirSync('/usr/lib', { withFileTypes: true })
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => join('/usr/lib', entry.name, 'faketime/libfaketime.so.1'))
+    .find((path) => existsSync(path));
+  return found ?? '/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1';
 }
