@@ -10,9 +10,9 @@
  * rows a second of each round, and the medians; Cassandra's own CPU is not
  * counted. Results go to bench/results/page-reads.json.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { userClassDescriptor } from '../src/accounts/user-class.ts';
 import { compileConfig } from '../src/config/load-config.ts';
@@ -21,6 +21,7 @@ import { silentLogger } from '../src/core/logger.ts';
 import type { Store } from '../src/core/ports/object-store.ts';
 import { openStore } from '../src/runtime/open-store.ts';
 import { count } from './bench-args.ts';
+import { benchResultsDir, writeBenchResult } from './bench-results.ts';
 import { machineDescription } from './machine.ts';
 import { benchBackends, type BenchBackends } from './push/bench-backends.ts';
 import { median } from './push/push-report.ts';
@@ -89,10 +90,7 @@ async function main(): Promise<void> {
       median: summary,
       cassandraMinusSqliteMicrosPerRow: difference,
     };
-    const outDir = join(resolve(import.meta.dirname, '..'), 'bench/results');
-    mkdirSync(outDir, { recursive: true });
-    writeFileSync(join(outDir, 'page-reads.json'), `${JSON.stringify(report, null, 2)}\n`);
-    out('written to bench/results/page-reads.json');
+    writeBenchResult(benchResultsDir, 'page-reads.json', report, out);
   } finally {
     for (const { store, backends, dataDir } of opened) {
       await store.close();

@@ -75,7 +75,7 @@
  * bench/results/push-<store>-android-vendors.json (vendor-bench.ts).
  */
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -97,6 +97,7 @@ import { startStalledEndpoint } from './push/stalled-endpoint.ts';
 import { count, fail } from './bench-args.ts';
 import { gatewayTransportKinds, type GatewayTransportKind } from '../src/push/gateways/gateway-transport.ts';
 import { machineDescription } from './machine.ts';
+import { benchResultsDir, writeBenchResult } from './bench-results.ts';
 
 const { values } = parseArgs({
   options: {
@@ -187,7 +188,7 @@ const heraldNodeOptions = values['herald-node-options'];
 /** What every device gets: an alert, a sound and a custom key, as a typical app sends (a string alert, since Android devices may be reached). */
 const data = { alert: 'Your weekly summary is ready: 3 new messages and 2 updates.', sound: 'default', campaign: 'weekly-2026-47' };
 
-const outDir = join(resolve(import.meta.dirname, '..'), 'bench/results');
+const outDir = benchResultsDir;
 // The default audience and layout keep the issue's name; other sizes, sender counts and slices get their own file, so a 1,000,000 run does not replace the 100,000 one.
 const resultName = `push-${distributed ? 'distributed' : store}${androidShare > 0 ? '-android' : ''}${devices === 100_000 ? '' : `-${devices}`}${gatewayLatencyMs === undefined ? '' : `-latency${gatewayLatencyMs}`}${engine.transport === 'http2-wrapper' ? '-http2-wrapper' : ''}${stalledEndpoint === undefined ? '' : '-webhook-stalled'}${outcomeStream ? '-outcome-stream' : ''}${distributed && senders !== 2 ? `-senders${senders}` : ''}${engine.sliceSize === undefined ? '' : `-slice${engine.sliceSize}`}${values.breakdown ? '-breakdown' : ''}${values['beside-load'] ? '-beside-load' : ''}.json`;
 const out = (line: string): boolean => process.stdout.write(`${line}\n`);
@@ -264,9 +265,7 @@ async function main(): Promise<void> {
       median: medianOf(runs),
       runs,
     };
-    mkdirSync(outDir, { recursive: true });
-    writeFileSync(join(outDir, resultName), `${JSON.stringify(report, null, 2)}\n`);
-    out(`written to bench/results/${resultName}`);
+    writeBenchResult(outDir, resultName, report, out);
   } finally {
     await gateways.close();
     await backends.drop();

@@ -13,9 +13,9 @@
  * queue and stay at `min`. Results go to bench/results/windows.json.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { compileConfig } from '../src/config/load-config.ts';
 import type { RawConfig } from '../src/config/schema.ts';
@@ -29,6 +29,7 @@ import { seedInstallations } from './push/seed-installations.ts';
 import { windowSampler } from './push/window-sampler.ts';
 import { count, fail } from './bench-args.ts';
 import { machineDescription } from './machine.ts';
+import { benchResultsDir, writeBenchResult } from './bench-results.ts';
 
 const { values } = parseArgs({
   options: {
@@ -140,10 +141,7 @@ async function main(): Promise<void> {
       median: { sizedAndroidPerSecond: median('sized'), fixedAndroidPerSecond: median('fixed'), ratio },
       runs,
     };
-    const outDir = join(resolve(import.meta.dirname, '..'), 'bench/results');
-    mkdirSync(outDir, { recursive: true });
-    writeFileSync(join(outDir, 'windows.json'), `${JSON.stringify(report, null, 2)}\n`);
-    out('written to bench/results/windows.json');
+    writeBenchResult(benchResultsDir, 'windows.json', report, out);
   } finally {
     await gateways.close();
     await backends.drop();

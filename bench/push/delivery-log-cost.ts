@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { compileConfig } from '../../src/config/load-config.ts';
@@ -20,6 +20,7 @@ import { runTable, runTableLegend, type PushRun } from './push-report.ts';
 import { seedInstallations, type Seeded } from './seed-installations.ts';
 import { median } from './push-report.ts';
 import { machineDescription } from '../machine.ts';
+import { writeBenchResult } from '../bench-results.ts';
 
 /** The issue's limits: the log on keeps ≥ 0.9× the deliveries/s and ≤ 1.15× the CPU per delivery of the same run with it off. */
 export const deliveryLogLimits = { rate: 0.9, cpu: 1.15 } as const;
@@ -167,7 +168,6 @@ export async function runDeliveryLogCost(settings: DeliveryLogCostSettings): Pro
     out('');
     for (const setup of setups) out(costLines(setup, summaries[setup], devices));
 
-    mkdirSync(settings.outDir, { recursive: true });
     for (const setup of setups) {
       const streamed = setup === 'distributed' && settings.outcomeStream;
       const resultName = `push-${setup === 'embedded' ? 'sqlite' : 'distributed'}-delivery-log${streamed ? '-outcome-stream' : ''}${androidShare > 0 ? '-android' : ''}${devices === 100_000 ? '' : `-${devices}`}.json`;
@@ -185,8 +185,7 @@ export async function runDeliveryLogCost(settings: DeliveryLogCostSettings): Pro
         summary: summaries[setup],
         runs: runs[setup],
       };
-      writeFileSync(join(settings.outDir, resultName), `${JSON.stringify(report, null, 2)}\n`);
-      out(`written to bench/results/${resultName}`);
+      writeBenchResult(settings.outDir, resultName, report, out);
     }
   } finally {
     await kafka?.close();

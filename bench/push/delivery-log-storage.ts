@@ -19,7 +19,7 @@
  * Results go to bench/results/push-delivery-log-storage[-<store>].json.
  */
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -37,6 +37,7 @@ import { connectAdmin, dropKeyspace } from '../../test/store/cassandra-test-keys
 import { serviceEndpoints } from '../../test/support/service-endpoints.ts';
 import { servicesUp } from '../../scripts/services/services.ts';
 import { count, fail } from '../bench-args.ts';
+import { writeBenchResult } from '../bench-results.ts';
 
 const { values } = parseArgs({
   options: {
@@ -230,7 +231,6 @@ async function main(): Promise<void> {
       );
     }
   }
-  mkdirSync(outDir, { recursive: true });
   const report = {
     bench: 'delivery-log-storage',
     date: new Date().toISOString(),
@@ -243,8 +243,7 @@ async function main(): Promise<void> {
     results: results.map((measured) => ({ ...measured, diskBytesPerMillion: Math.round(measured.diskBytes * (1_000_000 / deliveries)), valueBytesPerMillion: Math.round(measured.valueBytes * (1_000_000 / deliveries)) })),
   };
   const resultName = `push-delivery-log-storage${values.store === 'both' ? '' : `-${values.store}`}.json`;
-  writeFileSync(join(outDir, resultName), `${JSON.stringify(report, null, 2)}\n`);
-  out(`written to bench/results/${resultName}`);
+  writeBenchResult(outDir, resultName, report, out);
 }
 
 await main();

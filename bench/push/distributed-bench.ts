@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { compileConfig } from '../../src/config/load-config.ts';
@@ -22,6 +22,7 @@ import { seedInstallations, type Seeded } from './seed-installations.ts';
 import { sideBySide, summarize, type SetupSummary } from './side-by-side.ts';
 import { BreakdownProbe, breakdownTable, coreSecondRatio, type RunBreakdown } from './distributed-breakdown.ts';
 import { machineDescription } from '../machine.ts';
+import { writeBenchResult } from '../bench-results.ts';
 
 export interface DistributedBenchSettings {
   devices: number;
@@ -114,10 +115,10 @@ export async function runDistributedBench(settings: DistributedBenchSettings): P
       ...(profileDir === undefined ? {} : { profileDir }),
       ...(settings.heraldNodeOptions === undefined ? {} : { nodeOptions: settings.heraldNodeOptions }),
     };
+    // Each run starts once the services are done with what the one before wrote (`untilServicesQuiet`).
+    const quiet = (label: string, probe?: RunProbe): RunProbe => (probe === undefined ? servicesQuietProbe(pids, out, label) : bothProbes(servicesQuietProbe(pids, out, label), probe));
     for (let index = 0; index < repeat; index += 1) {
       const marks = settings.breakdown === true ? { embedded: new BreakdownProbe(), distributed: new BreakdownProbe(kafkaProbe(kafka, senders, out)) } : null;
-      // Each run starts once the services are done with what the one before wrote (`untilServicesQuiet`).
-      const quiet = (label: string, probe?: RunProbe): RunProbe => (probe === undefined ? servicesQuietProbe(pids, out, label) : bothProbes(servicesQuietProbe(pids, out, label), probe));
       const embeddedLabel = `run ${index + 1}/${repeat} embedded`;
       const embedded = await measuredRun({
         ...common,
@@ -222,9 +223,7 @@ export async function runDistributedBench(settings: DistributedBenchSettings): P
       ...(settings.breakdown === true ? { profiled: true, breakdowns } : {}),
       runs,
     };
-    mkdirSync(settings.outDir, { recursive: true });
-    writeFileSync(join(settings.outDir, settings.resultName), `${JSON.stringify(report, null, 2)}\n`);
-    out(`written to bench/results/${settings.resultName}`);
+    writeBenchResult(settings.outDir, settings.resultName, report, out);
   } finally {
     await kafka?.close();
     await gateways?.close();
@@ -247,8 +246,7 @@ function cassandraCores(run: PushRun): number {
 function besideLoadFigures(runs: readonly PushRun[], distributed: SetupSummary): { summary: SetupSummary; ratio: number | null; line: string } {
   const summary = summarize(runs);
   const loads = runs.map((run) => (run.checks?.cassandraLoad as { cassandraCores: number } | undefined)?.cassandraCores ?? 0);
-  const [a, b] = [summary.deliveriesPerCoreSecond, distributed.deliveriesPerCoreSecond];
-  const ratio = a === null || b === null || a === 0 ? null : Math.round((b / a) * 100) / 100;
+  const { ratio } = coreSecondRatio(summary, distributed);
   const line =
     `deliveries per core-second, distributed to embedded beside the Cassandra load (Cassandra at ${loads.map((cores) => cores.toFixed(2)).join(', ')} cores): ` +
     `${ratio === null ? '-' : ratio.toFixed(2)}; the embedded setup beside it: ${summary.deliveriesPerCoreSecond?.toLocaleString('en-US') ?? '-'} deliveries per core-second`;

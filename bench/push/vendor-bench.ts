@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { compileConfig } from '../../src/config/load-config.ts';
@@ -13,6 +13,7 @@ import { seedInstallations } from './seed-installations.ts';
 import { followVendorBroadcast, vendorGateways, type VendorBroadcast } from './vendor-broadcast.ts';
 import { vendorProblems, vendorReport } from './vendor-report.ts';
 import { machineDescription } from '../machine.ts';
+import { writeBenchResult } from '../bench-results.ts';
 
 export interface VendorBenchOptions {
   devices: number;
@@ -102,9 +103,7 @@ export async function runVendorBench(options: VendorBenchOptions): Promise<void>
       broadcast: { ...broadcast, record: recordCounts(broadcast.record) },
       problems,
     };
-    mkdirSync(options.outDir, { recursive: true });
-    writeFileSync(join(options.outDir, options.resultName), `${JSON.stringify(report, null, 2)}\n`);
-    out(`written to bench/results/${options.resultName}`);
+    writeBenchResult(options.outDir, options.resultName, report, out);
     if (problems.length > 0) throw new Error(`the run cannot be trusted: ${problems.join('; ')}`);
   } finally {
     await makers?.close();

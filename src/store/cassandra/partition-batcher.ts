@@ -97,6 +97,7 @@ abstract class Batcher<R extends BatchedRow, T> {
         });
     }
   }
+
   /** How many of a group's first waiting rows make its next batch: within the row counts and the bytes allowed, one at least. */
   #batchLength(queued: readonly Queued<R, T>[]): number {
     const maxRows = Math.min(this.#options.maxRows, queued[0]?.row.maxRows ?? Number.POSITIVE_INFINITY);
@@ -110,7 +111,6 @@ abstract class Batcher<R extends BatchedRow, T> {
     }
     return length;
   }
-
 }
 
 /** Rows written without a condition (index entries): a batch per group, all of it applied. */
