@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomHexId } from '../../core/ids.ts';
 import { types } from 'cassandra-driver';
 import { DuplicateValueError } from '../../core/errors.ts';
 import type { UniqueKey } from '../../core/ports/object-store.ts';
@@ -185,5 +185,5 @@ export class UniqueClaims {
 
 /** A fresh claim id: 24 hex digits. */
 export function newClaimId(): string {
-  return randomBytes(12).toString('hex');
+  return randomHexId();
 }
