@@ -1,6 +1,6 @@
 import { createHash, randomBytes, randomFillSync } from 'node:crypto';
 
-/** Bytes of one id, and ids drawn from the CSPRNG at once: a call costs about as much as 15 ids taken from the pool. */
+/** Bytes of one id; the pool holds 256 ids, filled by one call to the CSPRNG (a call costs about what 15 ids from the pool do). */
 const idBytes = 12;
 const idPool = Buffer.alloc(idBytes * 256);
 let idPoolOffset = idPool.length;
