@@ -12,12 +12,13 @@
  * latest results side by side.
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { benchStores, startBenchServer, type BenchStore } from './api/bench-server.ts';
 import { createScenario, resaveScenario, runScenarios, type ScenarioResult } from './api/scenarios.ts';
+import { benchResultsDir, writeBenchResult } from './bench-results.ts';
 import { sideBySide, type StoreReport } from './api/side-by-side.ts';
 
 const { values } = parseArgs({
@@ -34,8 +35,8 @@ if (unknown.length > 0) {
   process.exit(2);
 }
 const load = { duration: Number(values.duration), connections: Number(values.connections) };
-const outDir = join(resolve(import.meta.dirname, '..'), 'bench/results');
-const resultFile = (store: string) => join(outDir, `api-${store}.json`);
+const resultName = (store: string) => `api-${store}.json`;
+const resultFile = (store: string) => join(benchResultsDir, resultName(store));
 
 async function benchStore(store: BenchStore): Promise<StoreReport> {
   const app = { id: 'bench', key: randomBytes(12).toString('hex'), masterKey: randomBytes(16).toString('hex') };
@@ -60,9 +61,7 @@ async function benchStore(store: BenchStore): Promise<StoreReport> {
       /** New installations per second over re-saves per second, requests that failed left out. */
       newToResave: Number(newToResave.toFixed(3)),
     };
-    mkdirSync(outDir, { recursive: true });
-    writeFileSync(resultFile(store), `${JSON.stringify(report, null, 2)}\n`);
-    process.stdout.write(`${store}: written to ${resultFile(store)}\n`);
+    writeBenchResult(benchResultsDir, resultName(store), report, (line) => process.stdout.write(`${store}: ${line}\n`));
     return report;
   } finally {
     await server.close();

@@ -20,7 +20,7 @@
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createWriteStream, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { once } from 'node:events';
@@ -33,6 +33,7 @@ import { connectCassandra } from '../src/store/cassandra/cassandra-client.ts';
 import { serviceEndpoints } from '../test/support/service-endpoints.ts';
 import { cpuSeconds, memoryStats } from './push/process-stats.ts';
 import { count, fail } from './bench-args.ts';
+import { benchResultsDir, writeBenchResult } from './bench-results.ts';
 
 const { values } = parseArgs({
   options: {
@@ -288,10 +289,8 @@ async function main(): Promise<void> {
         `${result.cpuSeconds} CPU s, peak RSS ${result.peakRssMb} MB\n` +
         `bench: RSS (MB) by tenth of the file settled: ${result.rssMbByTenthOfFile.map((mb) => mb ?? '-').join(' ')}\n`,
     );
-    mkdirSync(join(root, 'bench/results'), { recursive: true });
     const name = `import-${store}${cluster ? '-cluster' : ''}${users === 1_000_000 && installations === 0 ? '' : `-${users}${installations > 0 ? `-${installations}` : ''}`}.json`;
-    writeFileSync(join(root, 'bench/results', name), `${JSON.stringify(result, null, 2)}\n`);
-    process.stdout.write(`bench: results in bench/results/${name}\n`);
+    writeBenchResult(benchResultsDir, name, result, (line) => process.stdout.write(`bench: ${line}\n`));
   } finally {
     if (store === 'cassandra') await dropKeyspace(keyspace).catch((error: unknown) => process.stderr.write(`bench: keyspace ${keyspace} not dropped: ${String(error)}\n`));
     if (values.keep) process.stdout.write(`bench: kept ${work}\n`);

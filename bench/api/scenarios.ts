@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import autocannon from 'autocannon';
 import type { BenchApp } from './bench-server.ts';
+import { chunks } from '../../src/core/chunks.ts';
 import { InstallationScenarios } from './installation-scenarios.ts';
 
 export interface ScenarioResult {
@@ -84,9 +85,9 @@ export const resaveScenario = 'POST /1.1/installations (re-save)';
 /** Registers `count` users named `<prefix><n>` with the bench password, four at a time; answers their usernames. */
 async function registerUsers(base: string, headers: Record<string, string>, prefix: string, count: number): Promise<string[]> {
   const usernames = Array.from({ length: count }, (_, index) => `${prefix}${index}`);
-  for (let start = 0; start < usernames.length; start += 4) {
+  for (const four of chunks(usernames, 4)) {
     await Promise.all(
-      usernames.slice(start, start + 4).map(async (username) => {
+      four.map(async (username) => {
         const response = await fetch(`${base}/1.1/users`, { method: 'POST', headers, body: JSON.stringify({ username, password: 'bench-pass' }) });
         if (response.status !== 201) throw new Error(`registering ${username} answered ${response.status}: ${await response.text()}`);
       }),

@@ -37,7 +37,7 @@ import { connectAdmin, dropKeyspace } from '../../test/store/cassandra-test-keys
 import { serviceEndpoints } from '../../test/support/service-endpoints.ts';
 import { servicesUp } from '../../scripts/services/services.ts';
 import { count, fail } from '../bench-args.ts';
-import { writeBenchResult } from '../bench-results.ts';
+import { benchResultsDir, writeBenchResult } from '../bench-results.ts';
 
 const { values } = parseArgs({
   options: {
@@ -214,7 +214,6 @@ function readdir(path: string): string[] {
   }
 }
 
-const outDir = join(repoRoot, 'bench/results');
 
 async function main(): Promise<void> {
   if ((stores as readonly string[]).includes('cassandra')) await servicesUp(['cassandra']);
@@ -243,7 +242,7 @@ async function main(): Promise<void> {
     results: results.map((measured) => ({ ...measured, diskBytesPerMillion: Math.round(measured.diskBytes * (1_000_000 / deliveries)), valueBytesPerMillion: Math.round(measured.valueBytes * (1_000_000 / deliveries)) })),
   };
   const resultName = `push-delivery-log-storage${values.store === 'both' ? '' : `-${values.store}`}.json`;
-  writeBenchResult(outDir, resultName, report, out);
+  writeBenchResult(benchResultsDir, resultName, report, out);
 }
 
 await main();
