@@ -1,4 +1,4 @@
-import type { Client } from 'cassandra-driver';
+import { errors, types, type Client } from 'cassandra-driver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DuplicateValueError, ServiceUnavailableError } from '../../src/core/errors.ts';
 import { silentLogger } from '../../src/core/logger.ts';
@@ -6,9 +6,10 @@ import { parseWhere } from '../../src/query/parse-query.ts';
 import { queryAll } from '../../src/query/query.ts';
 import { bootstrapStatements, cassandraMigrations, cassandraSchemaVersion } from '../../src/store/cassandra/cassandra-schema.ts';
 import { CassandraStore } from '../../src/store/cassandra/cassandra-store.ts';
-import type { CqlSession } from '../../src/store/cassandra/cassandra-client.ts';
+import { connectCassandra, type CqlSession } from '../../src/store/cassandra/cassandra-client.ts';
 import type { CassandraStoreOptions } from '../../src/store/cassandra/cassandra-store-options.ts';
-import { migrateCassandra } from '../../src/store/cassandra/migrations.ts';
+import { migrateCassandra, runCassandraMigrations, type MigrationSession } from '../../src/store/cassandra/migrations.ts';
+import { startupRetry } from '../../src/store/cassandra/startup-retry.ts';
 import { objectBucket } from '../../src/store/cassandra/object-table.ts';
 import { claimBucket } from '../../src/store/cassandra/claim-rows.ts';
 import { pendingGraceMs, UniqueClaims } from '../../src/store/cassandra/unique-claims.ts';
@@ -343,4 +344,52 @@ describe('Cassandra migrations', () => {
       await dropKeyspace(keyspace);
     }
   });
+
+  it('migrate through replica timeouts: each step is tried again, and a lease whose taking timed out is known as its own', async () => {
+    const keyspace = testKeyspace();
+    const client = await connectCassandra(cassandraTestOptions(keyspace));
+    try {
+      // Cassandra may apply a write whose answer timed out: these run, then answer a timeout, once each.
+      const flaky = timingOutOnce(client, [/schema_lease .*IF NOT EXISTS/s, /INSERT INTO \S+\.schema_migrations .*IF NOT EXISTS/s]);
+      const log = memoryLogger('info');
+      const started = Date.now();
+      const report = await runCassandraMigrations(flaky.session, cassandraTestOptions(keyspace), log.logger, startupRetry(log.logger, { firstPauseMs: 10 }));
+      expect(flaky.timedOut).toHaveLength(2);
+      expect(report.applied).toEqual(cassandraMigrations.map((migration) => migration.version));
+      const recorded = await admin.execute(`SELECT version FROM ${keyspace}.schema_migrations`);
+      expect(recorded.rows.map((row) => row.get('version') as number).sort((a, b) => a - b)).toEqual(report.applied);
+      const retried = log.lines.filter((line) => line.msg === 'Cassandra did not answer a start-up step in time; trying it again');
+      expect(retried.map((line) => line.step)).toEqual(['migrate the schema', 'migrate the schema']);
+      // Not mistaken for another node's lease, which would wait out its 60 s TTL.
+      expect(log.lines.map((line) => line.msg)).not.toContain('waiting for another node to migrate the Cassandra schema');
+      expect(Date.now() - started).toBeLessThan(55_000);
+      expect((await admin.execute(`SELECT name FROM ${keyspace}.schema_lease`)).rowLength).toBe(0);
+    } finally {
+      await client.shutdown();
+      await dropKeyspace(keyspace);
+    }
+  }, 120_000);
 });
+
+/**
+ * The client, except that the first statement matching each pattern runs and
+ * then answers a replica write timeout, as Cassandra does when a write
+ * reached fewer replicas in time than it needed.
+ */
+function timingOutOnce(client: Client, patterns: RegExp[]): { session: MigrationSession; timedOut: string[] } {
+  const pending = [...patterns];
+  const timedOut: string[] = [];
+  const session: MigrationSession = {
+    metadata: client.metadata,
+    batch: (statements, options) => client.batch(statements, options),
+    execute: async (query, params, options) => {
+      const result = await client.execute(query, params, options);
+      const index = pending.findIndex((pattern) => pattern.test(query));
+      if (index < 0) return result;
+      pending.splice(index, 1);
+      timedOut.push(query);
+      throw new errors.ResponseError(types.responseErrorCodes.writeTimeout, 'Server timeout during write query at consistency LOCAL_SERIAL (0 peer(s) acknowledged the write over 2 required)');
+    },
+  };
+  return { session, timedOut };
+}

@@ -2,6 +2,7 @@ import type { ConnectionOptions } from 'node:tls';
 import type { Clock } from '../../core/clock.ts';
 import type { ClassDescriptors } from '../../core/ports/object-store.ts';
 import type { CassandraConsistency } from '../../config/cassandra-consistency.ts';
+import type { StartupRetryOptions } from './startup-retry.ts';
 
 /**
  * Keyspace replication, used only when the keyspace is created: CQL map text
@@ -50,6 +51,8 @@ export interface CassandraStoreOptions extends CassandraConnectionOptions {
   installationShards?: number;
   /** How long push records and their results live (their TTL). Default 7 days. */
   pushRetentionMs?: number;
+  /** How long opening may keep retrying steps Cassandra did not answer in time (see startupRetry). */
+  startupRetry?: StartupRetryOptions;
 }
 
 export const cassandraDefaults = {

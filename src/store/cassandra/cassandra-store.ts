@@ -21,6 +21,7 @@ import { cassandraDefaults, type CassandraStoreOptions } from './cassandra-store
 import { leveledSession } from './consistency-levels.ts';
 import { cassandraConsistencyDefaults } from '../../config/cassandra-consistency.ts';
 import { runCassandraMigrations, type MigrationLogger } from './migrations.ts';
+import { startupRetry } from './startup-retry.ts';
 import { ObjectTable } from './object-table.ts';
 import { ObjectWrites } from './object-writes.ts';
 import { StoreSettings } from './store-settings.ts';
@@ -57,9 +58,10 @@ export class CassandraStore implements Store {
     checkKeyspaceName(options.keyspace);
     const shardCount = checkShardCount(options.installationShards ?? defaultInstallationShards);
     const client = await connectCassandra(options);
+    const retry = startupRetry(logger, options.startupRetry);
     try {
-      await runCassandraMigrations(client, options, logger);
-      await settleShardCount(client, options.keyspace, shardCount);
+      await runCassandraMigrations(client, options, logger, retry);
+      await retry('settle the installation shard count', () => settleShardCount(client, options.keyspace, shardCount));
     } catch (error) {
       await client.shutdown().catch(() => undefined);
       throw translateCassandraError(error);

@@ -14,11 +14,10 @@ import {
 } from './cassandra-schema.ts';
 import { cassandraDefaults, type CassandraConnectionOptions } from './cassandra-store-options.ts';
 import { SchemaLease } from './schema-lease.ts';
+import { startupRetry, type StartupLogger } from './startup-retry.ts';
 
 /** The part of a logger migrations use; a pino logger fits. */
-export interface MigrationLogger {
-  info(fields: object, message: string): void;
-}
+export type MigrationLogger = StartupLogger;
 
 export interface MigrationReport {
   /** Versions this call applied; empty when they were applied already, by this node or another. */
@@ -49,7 +48,7 @@ export type MigrationSession = CqlSession & Pick<Client, 'metadata'>;
 export async function migrateCassandra(options: CassandraConnectionOptions, logger?: MigrationLogger): Promise<MigrationReport> {
   const client = await connectCassandra(options);
   try {
-    return await runCassandraMigrations(client, options, logger);
+    return await runCassandraMigrations(client, options, logger, startupRetry(logger));
   } finally {
     await client.shutdown();
   }
@@ -61,18 +60,21 @@ export async function migrateCassandra(options: CassandraConnectionOptions, logg
  * holder of the schema lease runs versioned steps, recording each in
  * `schema_migrations` once its DDL has reached schema agreement. The others
  * poll until every step is recorded, or take the lease when it is released
- * or its holder died. Refuses a keyspace newer than this code.
+ * or its holder died. Refuses a keyspace newer than this code. Each of the
+ * two phases is run through `retry`, which may run it again after a timeout
+ * (every step is idempotent, and the lease is known as this run's own).
  */
 export async function runCassandraMigrations(
   session: MigrationSession,
   options: Pick<CassandraConnectionOptions, 'keyspace' | 'replication'>,
   logger?: MigrationLogger,
+  retry: ReturnType<typeof startupRetry> = startupRetry(logger),
 ): Promise<MigrationReport> {
   const keyspace = checkKeyspaceName(options.keyspace);
   const run = new MigrationRun(session, keyspace, logger);
   try {
-    await run.bootstrap(options.replication ?? cassandraDefaults.replication);
-    return await run.migrate();
+    await retry('create the keyspace', () => run.bootstrap(options.replication ?? cassandraDefaults.replication));
+    return await retry('migrate the schema', () => run.migrate());
   } catch (error) {
     throw translateCassandraError(error);
   }
@@ -83,6 +85,8 @@ class MigrationRun {
   readonly #keyspace: string;
   readonly #logger: MigrationLogger | undefined;
   readonly #holder = `${hostname()}/${process.pid}/${randomUUID()}`;
+  /** Versions this run applied, kept across a retry of `migrate` (one whose recording timed out is among them). */
+  readonly #applied = new Set<number>();
 
   constructor(session: MigrationSession, keyspace: string, logger: MigrationLogger | undefined) {
     this.#session = session;
@@ -99,18 +103,16 @@ class MigrationRun {
 
   async migrate(): Promise<MigrationReport> {
     const deadline = Date.now() + waitMs;
-    const applied: number[] = [];
     const lease = new SchemaLease(this.#session, this.#keyspace, this.#holder, leaseTtlSeconds);
     let waiting = false;
     for (;;) {
-      if ((await this.#whenVisible(() => this.#due())).length === 0) return { applied, version: cassandraSchemaVersion };
+      if ((await this.#whenVisible(() => this.#due())).length === 0) return { applied: [...this.#applied].sort((a, b) => a - b), version: cassandraSchemaVersion };
       if (await this.#whenVisible(() => lease.take())) {
         try {
           // Read again under the lease: another node may have finished just before.
           for (const migration of await this.#due()) {
             await lease.renew();
             await this.#apply(migration, () => lease.renew());
-            applied.push(migration.version);
           }
         } finally {
           // A lease that cannot be released expires by itself.
@@ -158,6 +160,7 @@ class MigrationRun {
     this.#logger?.info({ keyspace: this.#keyspace, version: migration.version }, `applying Cassandra migration: ${migration.description}`);
     for (const statement of migration.statements(this.#keyspace)) await this.#ddl(statement);
     await migration.data?.(this.#session, this.#keyspace, renew);
+    this.#applied.add(migration.version);
     await this.#session.execute(
       `INSERT INTO ${this.#keyspace}.schema_migrations (version, description, applied_at, applied_by)
        VALUES (?, ?, toTimestamp(now()), ?) IF NOT EXISTS`,

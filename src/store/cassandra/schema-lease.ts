@@ -1,3 +1,4 @@
+import type { types } from 'cassandra-driver';
 import type { CqlSession } from './cassandra-client.ts';
 
 const leaseName = 'migrations';
@@ -20,13 +21,18 @@ export class SchemaLease {
     this.#ttlSeconds = ttlSeconds;
   }
 
-  /** Answers whether this node now holds the lease. */
+  /**
+   * Answers whether this node now holds the lease: it took it now, or an
+   * earlier try whose answer timed out had taken it after all.
+   */
   async take(): Promise<boolean> {
     const result = await this.#session.execute(
       `INSERT INTO ${this.#keyspace}.schema_lease (name, holder, taken_at) VALUES (?, ?, toTimestamp(now())) IF NOT EXISTS USING TTL ?`,
       [leaseName, this.#holder, this.#ttlSeconds],
     );
-    return result.wasApplied();
+    if (result.wasApplied()) return true;
+    const current = result.first() as types.Row | null;
+    return current !== null && current.get('holder') === this.#holder;
   }
 
   /** Extends the lease before a long step; throws when another node took it meanwhile. */
