@@ -1,3 +1,4 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import type { Clock } from '../core/clock.ts';
 import { ErrorCode, HeraldError } from '../core/errors.ts';
 import { appKey, type Coordination } from '../core/ports/coordination.ts';
@@ -8,6 +9,18 @@ export const maxFailures = 6;
 export const failureWindowMs = 15 * 60 * 1000;
 /** Locked until 15 minutes after the attempt that locked it. */
 export const lockDurationMs = 15 * 60 * 1000;
+/**
+ * How long a credential check may be under way before its attempt is taken
+ * as failed (a node that died mid-check), and how long an attempt waits for
+ * the checks ahead of it when the window is full of them.
+ */
+export const checkPendingMs = 30_000;
+export const busyWaitMs = 5_000;
+
+/** Too many of the account's credentials being checked at once to check another now. */
+export function busyError(): HeraldError {
+  return new HeraldError(ErrorCode.tooManyRequests, 'Too many login attempts for this account at once; try again in a moment.');
+}
 
 export function lockedError(): HeraldError {
   return new HeraldError(ErrorCode.loginLocked, 'Too many failed login attempts. Try again later, or reset your password.');
@@ -22,16 +35,25 @@ export function lockedError(): HeraldError {
  * credentials are checked per window. The attempt after them is refused and
  * locks the account; attempts made while locked are refused unchecked and
  * neither count nor extend the lock. A correct credential clears the window.
+ *
+ * Only failures lock: an attempt that finds the window full while some of
+ * its attempts are still being checked waits for them (a correct one clears
+ * the window and lets it in; failed ones lock it out), so that a burst of
+ * correct logins, an app's retries for one user, never locks the account.
+ * After `busyWaitMs` it is answered 429 instead, locking nothing.
  */
 export class LoginLock {
   private readonly coord: Coordination;
   private readonly clock: Clock;
   private readonly metrics: AccountMetrics | undefined;
 
-  constructor(deps: { coord: Coordination; clock: Clock; metrics?: AccountMetrics }) {
+  private readonly busyWaitMs: number;
+
+  constructor(deps: { coord: Coordination; clock: Clock; metrics?: AccountMetrics; busyWaitMs?: number }) {
     this.coord = deps.coord;
     this.clock = deps.clock;
     this.metrics = deps.metrics;
+    this.busyWaitMs = deps.busyWaitMs ?? busyWaitMs;
   }
 
   /**
@@ -42,22 +64,41 @@ export class LoginLock {
    * credential names).
    */
   async attempt(appId: string, subject: string, kind: CredentialKind, check: () => Promise<boolean>, rejection: () => HeraldError): Promise<void> {
-    const now = this.clock.now();
-    const reservation = await this.coord.reserveAttempt(failureKey(appId, subject), lockKey(appId, subject), {
-      now,
-      windowMs: failureWindowMs,
-      max: maxFailures,
-      lockMs: lockDurationMs,
-    });
-    if (!reservation.allowed) {
-      if (reservation.lockedUntil === now + lockDurationMs) this.metrics?.accountLocked(appId);
-      throw lockedError();
+    const attempt = await this.#reserve(appId, subject);
+    let correct: boolean;
+    try {
+      correct = await check();
+    } finally {
+      // Judged either way; a check that threw counts as failed, as one that answered false.
+      await this.coord.settleAttempt(failureKey(appId, subject), attempt);
     }
-    if (!(await check())) {
+    if (!correct) {
       this.metrics?.credentialRejected(appId, kind);
       throw rejection();
     }
     await this.coord.delete(failureKey(appId, subject));
+  }
+
+  /** Reserves an attempt, waiting while the window is full of attempts under way; answers the attempt. */
+  async #reserve(appId: string, subject: string): Promise<string> {
+    const deadline = Date.now() + this.busyWaitMs;
+    for (let pauseMs = 10; ; pauseMs = Math.min(pauseMs * 2, 250)) {
+      const now = this.clock.now();
+      const reservation = await this.coord.reserveAttempt(failureKey(appId, subject), lockKey(appId, subject), {
+        now,
+        windowMs: failureWindowMs,
+        max: maxFailures,
+        lockMs: lockDurationMs,
+        pendingMs: checkPendingMs,
+      });
+      if (reservation.allowed) return reservation.attempt;
+      if (!reservation.busy) {
+        if (reservation.lockedUntil === now + lockDurationMs) this.metrics?.accountLocked(appId);
+        throw lockedError();
+      }
+      if (Date.now() + pauseMs > deadline) throw busyError();
+      await delay(pauseMs);
+    }
   }
 
   /** When the lock on `subject` ends (ms), or null when it is not locked at `clock.now()`. */

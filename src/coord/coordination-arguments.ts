@@ -31,4 +31,8 @@ export function checkAttemptLimit(limit: AttemptLimit): void {
   checkTtl(windowMs);
   if (!Number.isSafeInteger(max) || max < 1) throw new RangeError(`max must be a whole number of at least 1, got ${max}`);
   if (!Number.isFinite(lockMs) || lockMs < 0) throw new RangeError(`lockMs must be zero or more milliseconds, got ${lockMs}`);
+  if (limit.pendingMs !== undefined) {
+    checkTtl(limit.pendingMs);
+    if (limit.pendingMs > windowMs) throw new RangeError(`pendingMs must be at most the window, got ${limit.pendingMs} over ${windowMs}`);
+  }
 }

@@ -5,7 +5,8 @@ import { redisCoordination, startTestHerald, testApp, type TestCoordination, typ
 /**
  * The account lock under bursts: every credential check is reserved before it
  * is made, so however many requests arrive at once at most 6 credentials are
- * checked per 15 minutes, on one node or several.
+ * checked per 15 minutes, on one node or several; and only failures lock, so
+ * a burst of right ones all get in.
  */
 describe.each<[string, () => TestCoordination]>([
   ['the embedded default', () => 'memory'],
@@ -50,6 +51,19 @@ describe.each<[string, () => TestCoordination]>([
     // Whether the right one got in depends on the order of arrival; it can only if it was checked.
     const rightAnswer = answers[149];
     expect(rightAnswer?.status === 200 ? checked.includes(rightAnswer) : rightAnswer?.body.code === 219 || rightAnswer?.body.code === 210).toBe(true);
+  });
+
+  it('lets in all of 12 concurrent logins with the right password, an app retrying, and locks nothing', async () => {
+    const user = await newUser();
+    const answers = await Promise.all(
+      Array.from({ length: 12 }, () => h.request('POST', '/1.1/login', { body: { username: user.username, password: 'right-pass' } })),
+    );
+    expect(answers.map((answer) => answer.status)).toEqual(Array.from({ length: 12 }, () => 200));
+    // Nothing was left counted: six wrong passwords are judged, the seventh attempt locks.
+    for (let i = 0; i < 6; i++) {
+      expect((await h.request('POST', '/1.1/login', { body: { username: user.username, password: 'wrong' } })).body.code).toBe(210);
+    }
+    expect((await h.request('POST', '/1.1/login', { body: { username: user.username, password: 'right-pass' } })).body.code).toBe(219);
   });
 
   it('puts the old password of updatePassword under the same lock', async () => {
@@ -111,5 +125,14 @@ describe('account lock across two API nodes sharing Redis', () => {
     expect(wrong).toBeLessThanOrEqual(6);
     expect(answers.filter((answer) => answer.body.code === 219)).toHaveLength(100 - wrong);
     for (const node of [a, b]) expect((await node.request('POST', '/1.1/login', { body: { username, password: 'right-pass' } })).body.code).toBe(219);
+  });
+
+  it('lets in all of 16 concurrent right-password logins split over both nodes', async () => {
+    const username = `tworight${Date.now().toString(36)}`;
+    expect((await a.request('POST', '/1.1/users', { body: { username, password: 'right-pass' } })).status).toBe(201);
+    const answers = await Promise.all(
+      Array.from({ length: 16 }, (_, i) => (i % 2 === 0 ? a : b).request('POST', '/1.1/login', { body: { username, password: 'right-pass' } })),
+    );
+    expect(answers.map((answer) => answer.body.code ?? answer.status)).toEqual(Array.from({ length: 16 }, () => 200));
   });
 });

@@ -231,12 +231,12 @@ export function describeCoordinationConformance(name: string, make: () => Promis
         const start = subject.clock.now();
         for (let i = 0; i < 3; i++) expect((await coord.reserveAttempt(key('w'), key('lock'), limit(start))).allowed).toBe(true);
         const refused = await coord.reserveAttempt(key('w'), key('lock'), limit(start + 10));
-        expect(refused).toEqual({ allowed: false, count: 3, lockedUntil: start + 5010 });
+        expect(refused).toEqual({ allowed: false, count: 3, lockedUntil: start + 5010, busy: false, attempt: '' });
         // The window has emptied, but the lock holds until its end on the caller's clock.
         const locked = await coord.reserveAttempt(key('w'), key('lock'), limit(start + 5009));
         expect(locked).toMatchObject({ allowed: false, lockedUntil: start + 5010 });
         const after = await coord.reserveAttempt(key('w'), key('lock'), limit(start + 5010));
-        expect(after).toEqual({ allowed: true, count: 1, lockedUntil: 0 });
+        expect(after).toMatchObject({ allowed: true, count: 1, lockedUntil: 0, busy: false });
       });
 
       it('does not extend a lock with attempts made while locked', async () => {
@@ -250,7 +250,7 @@ export function describeCoordinationConformance(name: string, make: () => Promis
         const now = subject.clock.now();
         for (let i = 0; i < 3; i++) await coord.reserveAttempt(key('cleared'), null, limit(now));
         await coord.delete(key('cleared'));
-        expect(await coord.reserveAttempt(key('cleared'), null, limit(now))).toEqual({ allowed: true, count: 1, lockedUntil: 0 });
+        expect(await coord.reserveAttempt(key('cleared'), null, limit(now))).toMatchObject({ allowed: true, count: 1, lockedUntil: 0 });
       });
 
       it('rejects a limit that makes no sense, counting nothing', async () => {
@@ -265,7 +265,73 @@ export function describeCoordinationConformance(name: string, make: () => Promis
         await expect(coord.reserveAttempt(key('bad'), key('bad-lock'), limit(now, { lockMs: -1 }))).rejects.toThrow(
           new RangeError('lockMs must be zero or more milliseconds, got -1'),
         );
-        expect(await coord.reserveAttempt(key('bad'), null, limit(now))).toEqual({ allowed: true, count: 1, lockedUntil: 0 });
+        await expect(coord.reserveAttempt(key('bad'), key('bad-lock'), limit(now, { pendingMs: 0 }))).rejects.toThrow(
+          new RangeError('TTL and window must be positive milliseconds, got 0'),
+        );
+        await expect(coord.reserveAttempt(key('bad'), key('bad-lock'), limit(now, { pendingMs: 1001 }))).rejects.toThrow(
+          new RangeError('pendingMs must be at most the window, got 1001 over 1000'),
+        );
+        expect(await coord.reserveAttempt(key('bad'), null, limit(now))).toMatchObject({ allowed: true, count: 1, lockedUntil: 0 });
+      });
+
+      describe('with attempts pending until settled', () => {
+        const pending = (now: number, overrides: Partial<AttemptLimit> = {}) => limit(now, { windowMs: 10_000, pendingMs: 2000, ...overrides });
+
+        it('refuses a full window of attempts under way as busy, locking nothing, and locks once they are settled', async () => {
+          const now = subject.clock.now();
+          const allowed = [];
+          for (let i = 0; i < 3; i++) allowed.push(await coord.reserveAttempt(key('p'), key('p-lock'), pending(now)));
+          expect(allowed.map((answer) => answer.allowed)).toEqual([true, true, true]);
+          expect(new Set(allowed.map((answer) => answer.attempt)).size).toBe(3);
+          expect(allowed.every((answer) => answer.attempt !== '')).toBe(true);
+          expect(await coord.reserveAttempt(key('p'), key('p-lock'), pending(now + 1))).toEqual({ allowed: false, count: 3, lockedUntil: 0, busy: true, attempt: '' });
+          expect(await coord.get(key('p-lock'))).toBeNull();
+          // Two judged, one still under way: still busy.
+          for (const answer of allowed.slice(0, 2)) await coord.settleAttempt(key('p'), answer.attempt);
+          expect(await coord.reserveAttempt(key('p'), key('p-lock'), pending(now + 2))).toMatchObject({ allowed: false, busy: true, lockedUntil: 0 });
+          // All three judged (settling twice changes nothing): the next attempt locks.
+          for (const answer of allowed) await coord.settleAttempt(key('p'), answer.attempt);
+          expect(await coord.reserveAttempt(key('p'), key('p-lock'), pending(now + 3))).toEqual({
+            allowed: false,
+            count: 3,
+            lockedUntil: now + 5003,
+            busy: false,
+            attempt: '',
+          });
+        });
+
+        it('lets a correct attempt clear the window while others wait, so the waiting ones get in', async () => {
+          const now = subject.clock.now();
+          for (let i = 0; i < 3; i++) await coord.reserveAttempt(key('q'), key('q-lock'), pending(now));
+          expect((await coord.reserveAttempt(key('q'), key('q-lock'), pending(now))).busy).toBe(true);
+          await coord.delete(key('q'));
+          expect(await coord.reserveAttempt(key('q'), key('q-lock'), pending(now + 1))).toMatchObject({ allowed: true, count: 1, busy: false });
+        });
+
+        it('takes an attempt left pending past pendingMs as judged', async () => {
+          const now = subject.clock.now();
+          for (let i = 0; i < 3; i++) await coord.reserveAttempt(key('r'), key('r-lock'), pending(now));
+          expect((await coord.reserveAttempt(key('r'), key('r-lock'), pending(now + 1999))).busy).toBe(true);
+          expect(await coord.reserveAttempt(key('r'), key('r-lock'), pending(now + 2000))).toMatchObject({ allowed: false, busy: false, lockedUntil: now + 7000 });
+        });
+
+        it('lets exactly max of a concurrent burst through and answers the rest busy, locking nothing', async () => {
+          const now = subject.clock.now();
+          const answers = await Promise.all(Array.from({ length: 100 }, () => coord.reserveAttempt(key('pb'), key('pb-lock'), pending(now, { max: 6 }))));
+          expect(answers.filter((answer) => answer.allowed)).toHaveLength(6);
+          expect(answers.filter((answer) => !answer.allowed).every((answer) => answer.busy && answer.lockedUntil === 0)).toBe(true);
+          expect(await coord.get(key('pb-lock'))).toBeNull();
+        });
+
+        it('settles nothing for an attempt it does not hold', async () => {
+          const now = subject.clock.now();
+          await coord.settleAttempt(key('none'), 'no-such-attempt');
+          const held = await coord.reserveAttempt(key('s'), key('s-lock'), pending(now, { max: 1 }));
+          await coord.settleAttempt(key('s'), 'no-such-attempt');
+          expect((await coord.reserveAttempt(key('s'), key('s-lock'), pending(now, { max: 1 }))).busy).toBe(true);
+          await coord.settleAttempt(key('s'), held.attempt);
+          expect((await coord.reserveAttempt(key('s'), key('s-lock'), pending(now, { max: 1 }))).lockedUntil).toBe(now + 5000);
+        });
       });
     });
 

@@ -116,6 +116,22 @@ describe('RedisCoordination on a shared server', () => {
     expect(await raw.pttl(`${prefix}lock`)).toBeGreaterThan(55_000);
   });
 
+  it('answers a burst over two API nodes busy while its attempts are under way, and locks once the other node settles them', async () => {
+    const prefix = testPrefix();
+    const [a, b] = [await node({ keyPrefix: prefix }), await node({ keyPrefix: prefix })];
+    const now = Date.now();
+    const limit = { now, windowMs: 60_000, max: 6, lockMs: 60_000, pendingMs: 30_000 };
+    const answers = await Promise.all(Array.from({ length: 60 }, (_, i) => (i % 2 === 0 ? a : b).reserveAttempt('pw', 'pl', limit)));
+    const allowed = answers.filter((answer) => answer.allowed);
+    expect(allowed).toHaveLength(6);
+    expect(answers.filter((answer) => answer.busy)).toHaveLength(54);
+    expect(await raw.exists(`${prefix}pl`)).toBe(0);
+    expect(await raw.pttl(`${prefix}pw:pending`)).toBeGreaterThan(25_000);
+    for (const answer of allowed) await b.settleAttempt('pw', answer.attempt);
+    expect(await a.reserveAttempt('pw', 'pl', { ...limit, now: now + 1 })).toMatchObject({ allowed: false, busy: false, lockedUntil: now + 60_001 });
+    expect(await raw.pttl(`${prefix}pl`)).toBeGreaterThan(55_000);
+  });
+
   it('keeps the event window only as long as the window', async () => {
     const prefix = testPrefix();
     const coord = await node({ keyPrefix: prefix });

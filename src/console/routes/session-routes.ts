@@ -75,6 +75,8 @@ export function sessionRoutes(ctx: ConsoleContext): Router {
       );
     } catch (error) {
       if (!(error instanceof HeraldError)) throw error;
+      // Too many sign-ins of this username under way at once: nothing was checked or locked.
+      if (error.code === ErrorCode.tooManyRequests) return showForm(req, res, 429, 'Too many sign-ins for this username at once. Try again in a moment.');
       const locked = error.code === ErrorCode.loginLocked;
       if (!locked) await audit(ctx, { actor: username, action: 'session.sign-in', app: null, outcome: 'failed', detail: account === undefined ? 'unknown username' : 'wrong password' });
       return showForm(req, res, locked ? 429 : 401, locked ? 'Too many failed sign-ins for this username. Try again in 15 minutes.' : 'Wrong username or password.');

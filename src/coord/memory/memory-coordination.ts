@@ -23,6 +23,8 @@ interface EventWindow {
   times: number[];
   /** When the newest event leaves its window, so the whole key can go. */
   expiresAt: number;
+  /** Attempts reserved with `pendingMs` and not settled yet, with when each stops being pending. */
+  pending?: Map<string, number>;
 }
 
 interface Bucket extends BucketState {
@@ -44,6 +46,8 @@ export class MemoryCoordination implements Coordination {
   readonly #events = new Map<string, EventWindow>();
   readonly #buckets = new Map<string, Bucket>();
   readonly #leases: MemoryLeases;
+  /** Numbers the attempts `reserveAttempt` answers. */
+  #attempts = 0;
   #sweeper: NodeJS.Timeout | null;
   #closed = false;
 
@@ -112,15 +116,24 @@ export class MemoryCoordination implements Coordination {
       const { now, windowMs, max, lockMs } = limit;
       const lockedUntil = lockKey === null ? 0 : Number(this.#live(lockKey)?.value ?? 0);
       const window = this.#window(windowKey, now, windowMs);
-      if (lockedUntil > now) return { allowed: false, count: window.times.length, lockedUntil };
+      if (lockedUntil > now) return refused(window.times.length, lockedUntil);
       if (window.times.length >= max) {
-        if (lockKey === null || lockMs === 0) return { allowed: false, count: window.times.length, lockedUntil: 0 };
+        if (stillPending(window, now)) return { ...refused(window.times.length, 0), busy: true };
+        if (lockKey === null || lockMs === 0) return refused(window.times.length, 0);
         this.#entries.set(lockKey, { value: String(now + lockMs), expiresAt: this.#clock.now() + lockMs });
-        return { allowed: false, count: window.times.length, lockedUntil: now + lockMs };
+        return refused(window.times.length, now + lockMs);
       }
       insertSorted(window.times, now);
       window.expiresAt = Math.max(window.expiresAt, now + windowMs);
-      return { allowed: true, count: window.times.length, lockedUntil: 0 };
+      const attempt = `a${++this.#attempts}`;
+      if (limit.pendingMs !== undefined) (window.pending ??= new Map()).set(attempt, now + limit.pendingMs);
+      return { allowed: true, count: window.times.length, lockedUntil: 0, busy: false, attempt };
+    });
+  }
+
+  settleAttempt(windowKey: string, attempt: string): Promise<void> {
+    return this.#run(() => {
+      this.#events.get(windowKey)?.pending?.delete(attempt);
     });
   }
 
@@ -219,6 +232,20 @@ export class MemoryCoordination implements Coordination {
       return Promise.reject(error instanceof Error ? error : new Error(String(error)));
     }
   }
+}
+
+function refused(count: number, lockedUntil: number): AttemptReservation {
+  return { allowed: false, count, lockedUntil, busy: false, attempt: '' };
+}
+
+/** Whether an attempt of the window is still pending at `now` (pendingMs is at most the window); forgets those that are not. */
+function stillPending(window: EventWindow, now: number): boolean {
+  if (window.pending === undefined) return false;
+  for (const [attempt, until] of window.pending) {
+    if (until > now) return true;
+    window.pending.delete(attempt);
+  }
+  return false;
 }
 
 // Callers pass `now` from their own clock reads, so events usually arrive in

@@ -9,7 +9,7 @@ import { RedisConnection } from './redis-connection.ts';
 import { compileRedisCoordinationOptions, type RedisCoordinationOptions } from './redis-coordination-options.ts';
 import { closedError, toCoordinationError } from './redis-errors.ts';
 import { RedisLeases } from './redis-leases.ts';
-import { RedisScripts } from './redis-scripts.ts';
+import { pendingAttemptsKey, RedisScripts } from './redis-scripts.ts';
 
 /**
  * `Coordination` on Redis, shared by every node. Keys get the configured prefix
@@ -90,6 +90,11 @@ export class RedisCoordination implements Coordination {
   async reserveAttempt(windowKey: string, lockKey: string | null, limit: AttemptLimit): Promise<AttemptReservation> {
     checkAttemptLimit(limit);
     return this.#run(() => this.#scripts.reserveAttempt(windowKey, lockKey, limit, randomUUID()));
+  }
+
+  async settleAttempt(windowKey: string, attempt: string): Promise<void> {
+    // A score of 0 is in the past for every caller: the next reservation drops it. XX adds nothing that is not there.
+    await this.#run(() => this.#client.zadd(pendingAttemptsKey(windowKey), 'XX', 0, attempt));
   }
 
   async takeTokens(key: string, request: TokenRequest): Promise<TokenGrant> {

@@ -8,7 +8,7 @@ const scriptFiles = {
   take: 'take-1.lua',
   setIfAbsent: 'set-if-absent-1.lua',
   recordEvent: 'record-event-1.lua',
-  reserveAttempt: 'reserve-attempt-2.lua',
+  reserveAttempt: 'reserve-attempt-3.lua',
   tokenBucket: 'token-bucket-1.lua',
 } as const;
 
@@ -24,6 +24,11 @@ interface ScriptSource {
 // Read once per process; each client registers them with `defineCommand`,
 // which runs them by SHA and loads them into a server that lacks them.
 const sources: readonly ScriptSource[] = Object.entries(scriptFiles).map(([name, file]) => loadScript(name as ScriptName, file));
+
+/** Where the attempts of `windowKey` still pending are kept (reserve-attempt-3.lua). */
+export function pendingAttemptsKey(windowKey: string): string {
+  return `${windowKey}:pending`;
+}
 
 /**
  * The atomic operations of `RedisCoordination`, one Lua script each. This is
@@ -52,11 +57,24 @@ export class RedisScripts {
 
   async reserveAttempt(windowKey: string, lockKey: string | null, limit: AttemptLimit, member: string): Promise<AttemptReservation> {
     const { now, windowMs, max, lockMs } = limit;
-    // Without a lock the second key is never touched; the window key stands in for it.
-    const reply = await this.#run('reserveAttempt', windowKey, lockKey ?? windowKey, now, windowMs, max, lockMs, member, lockKey === null ? 0 : 1);
-    if (Array.isArray(reply) && reply.length === 3 && reply.every((part) => typeof part === 'number')) {
-      const [allowed, count, lockedUntil] = reply as [number, number, number];
-      return { allowed: allowed === 1, count, lockedUntil };
+    const pendingMs = limit.pendingMs ?? 0;
+    // Keys a call does not use are never touched; the window key stands in for them.
+    const reply = await this.#run(
+      'reserveAttempt',
+      windowKey,
+      lockKey ?? windowKey,
+      pendingMs > 0 ? pendingAttemptsKey(windowKey) : windowKey,
+      now,
+      windowMs,
+      max,
+      lockMs,
+      member,
+      lockKey === null ? 0 : 1,
+      pendingMs,
+    );
+    if (Array.isArray(reply) && reply.length === 4 && reply.every((part) => typeof part === 'number')) {
+      const [allowed, count, lockedUntil, busy] = reply as [number, number, number, number];
+      return { allowed: allowed === 1, count, lockedUntil, busy: busy === 1, attempt: allowed === 1 ? member : '' };
     }
     throw unexpectedReply('reserveAttempt', reply);
   }

@@ -15,6 +15,13 @@ export interface AttemptLimit {
   max: number;
   /** How long a refusal for a full window locks `lockKey`; ignored without one. */
   lockMs: number;
+  /**
+   * When given, the attempt is *pending* until `settleAttempt` (or for this
+   * long at most, then taken as judged): a full window that still holds a
+   * pending attempt refuses as `busy` and sets no lock, since what locks is
+   * attempts that failed, not attempts under way.
+   */
+  pendingMs?: number;
 }
 
 /** What `reserveAttempt` decided. */
@@ -25,6 +32,10 @@ export interface AttemptReservation {
   count: number;
   /** When the lock ends (caller's time), or 0 when the subject is not locked. */
   lockedUntil: number;
+  /** Refused only because the window is full of attempts some of which are still pending; nothing was locked. */
+  busy: boolean;
+  /** The attempt, for `settleAttempt`; empty when refused. */
+  attempt: string;
 }
 
 /**
@@ -56,9 +67,12 @@ export interface Coordination extends TokenBuckets, Leases {
    * refused when the window at `windowKey` already holds `max` attempts (then,
    * with a `lockKey`, the lock is set for `lockMs`); otherwise recorded and
    * allowed. A refused attempt is not counted. Deleting `windowKey` forgets
-   * the attempts.
+   * the attempts. With `limit.pendingMs`, a full window holding a pending
+   * attempt refuses as `busy`, without locking.
    */
   reserveAttempt(windowKey: string, lockKey: string | null, limit: AttemptLimit): Promise<AttemptReservation>;
+  /** Marks a pending attempt judged (it stays counted); nothing when it is gone or was never pending. */
+  settleAttempt(windowKey: string, attempt: string): Promise<void>;
   ping(): Promise<void>;
   close(): Promise<void>;
 }

@@ -39,6 +39,11 @@ describe('sign-in attempts under the login lock', () => {
     expect((await new ConsoleClient(c.consoleUrl, c.origin).signIn(people.operator)).status).toBe(303);
   });
 
+  it('lets in every one of a burst of 10 sign-ins with the right password: only failures lock', async () => {
+    const answers = await burst([c], 10, people.viewer.username, people.viewer.password);
+    expect(statuses(answers)).toEqual(Array(10).fill(303));
+  });
+
   it('locks an unknown username the same way, so a burst tells nothing about which names exist', async () => {
     const answers = await burst([c], 12, 'nobody-here', 'whatever-password');
     expect(statuses(answers)).toEqual([...Array(6).fill(401), ...Array(6).fill(429)]);
