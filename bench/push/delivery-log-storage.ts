@@ -214,7 +214,6 @@ function readdir(path: string): string[] {
   }
 }
 
-
 async function main(): Promise<void> {
   if ((stores as readonly string[]).includes('cassandra')) await servicesUp(['cassandra']);
   out(`delivery log storage: ${deliveries.toLocaleString('en-US')} deliveries in slices of ${sliceSize} (97% delivered, 1.5% Unregistered, 1% BadDeviceToken, 0.5% failed), retention 7 days`);

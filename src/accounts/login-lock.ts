@@ -1,6 +1,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Clock } from '../core/clock.ts';
 import { ErrorCode, HeraldError } from '../core/errors.ts';
+import { retryDelay } from '../core/retry-delay.ts';
 import { appKey, type Coordination } from '../core/ports/coordination.ts';
 import type { AccountMetrics, CredentialKind } from './account-metrics.ts';
 
@@ -16,6 +17,8 @@ export const lockDurationMs = 15 * 60 * 1000;
  */
 export const checkPendingMs = 30_000;
 export const busyWaitMs = 5_000;
+/** How often a waiting attempt looks again: jittered, so that the attempts waiting on one account do not look in step. */
+const busyPolling = { initialDelayMs: 10, maxDelayMs: 250 };
 
 /** Too many of the account's credentials being checked at once to check another now. */
 export function busyError(): HeraldError {
@@ -82,7 +85,7 @@ export class LoginLock {
   /** Reserves an attempt, waiting while the window is full of attempts under way; answers the attempt. */
   async #reserve(appId: string, subject: string): Promise<string> {
     const deadline = Date.now() + this.busyWaitMs;
-    for (let pauseMs = 10; ; pauseMs = Math.min(pauseMs * 2, 250)) {
+    for (let busy = 1; ; busy++) {
       const now = this.clock.now();
       const reservation = await this.coord.reserveAttempt(failureKey(appId, subject), lockKey(appId, subject), {
         now,
@@ -96,6 +99,7 @@ export class LoginLock {
         if (reservation.lockedUntil === now + lockDurationMs) this.metrics?.accountLocked(appId);
         throw lockedError();
       }
+      const pauseMs = retryDelay(busy, busyPolling);
       if (Date.now() + pauseMs > deadline) throw busyError();
       await delay(pauseMs);
     }

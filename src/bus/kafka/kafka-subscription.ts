@@ -1,7 +1,7 @@
 import type { Consumer, EachBatchPayload, Kafka, KafkaMessage } from 'kafkajs';
 import type { Logger } from '../../core/logger.ts';
 import type { BusMessage, Subscription, TopicPartitions } from '../../core/ports/bus.ts';
-import { retryDelay } from '../retry-backoff.ts';
+import { retryDelay } from '../../core/retry-delay.ts';
 import type { SubscribeSettings } from '../subscribe-options.ts';
 import type { KafkaBusSettings } from './kafka-bus-options.ts';
 import { isRevocation, toBusError } from './kafka-errors.ts';

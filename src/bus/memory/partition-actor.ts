@@ -1,7 +1,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Logger } from '../../core/logger.ts';
 import type { BusMessage } from '../../core/ports/bus.ts';
-import { retryDelay } from '../retry-backoff.ts';
+import { retryDelay } from '../../core/retry-delay.ts';
 import type { SubscribeSettings } from '../subscribe-options.ts';
 import type { ConcurrencySlots } from './concurrency-slots.ts';
 import type { MemoryGroup } from './memory-group.ts';

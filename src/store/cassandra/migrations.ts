@@ -48,7 +48,7 @@ export type MigrationSession = CqlSession & Pick<Client, 'metadata'>;
 export async function migrateCassandra(options: CassandraConnectionOptions, logger?: MigrationLogger): Promise<MigrationReport> {
   const client = await connectCassandra(options);
   try {
-    return await runCassandraMigrations(client, options, logger, startupRetry(logger));
+    return await runCassandraMigrations(client, options, logger);
   } finally {
     await client.shutdown();
   }

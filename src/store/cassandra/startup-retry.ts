@@ -1,4 +1,5 @@
 import { setTimeout as delay } from 'node:timers/promises';
+import { retryDelay } from '../../core/retry-delay.ts';
 import { cassandraFailureKind } from './cassandra-errors.ts';
 
 /** The part of a logger the start-up steps use; a pino logger fits. */
@@ -10,7 +11,7 @@ export interface StartupLogger {
 export interface StartupRetryOptions {
   /** How long all the steps together may keep retrying (default 90 s). */
   budgetMs?: number;
-  /** The first pause between tries, doubled up to `maxPauseMs` (defaults 250 ms and 5 s). */
+  /** The first pause between tries, doubled up to `maxPauseMs` (defaults 250 ms and 5 s), each ±20%. */
   firstPauseMs?: number;
   maxPauseMs?: number;
 }
@@ -27,18 +28,18 @@ export interface StartupRetryOptions {
  */
 export function startupRetry(logger: StartupLogger | undefined, options: StartupRetryOptions = {}): <T>(step: string, work: () => Promise<T>) => Promise<T> {
   const deadline = Date.now() + (options.budgetMs ?? 90_000);
-  const maxPauseMs = options.maxPauseMs ?? 5000;
+  // Jittered, so that nodes contending for one row (the schema lease) do not try again in step.
+  const backoff = { initialDelayMs: options.firstPauseMs ?? 250, maxDelayMs: options.maxPauseMs ?? 5000 };
   return async (step, work) => {
-    let pauseMs = options.firstPauseMs ?? 250;
     for (let attempt = 1; ; attempt++) {
       try {
         return await work();
       } catch (error) {
+        const pauseMs = retryDelay(attempt, backoff);
         if (cassandraFailureKind(error) !== 'congested' || Date.now() + pauseMs > deadline) throw error;
         const reason = error instanceof Error ? error.message : String(error);
         logger?.warn({ step, attempt, reason, retryInMs: pauseMs }, 'Cassandra did not answer a start-up step in time; trying it again');
         await delay(pauseMs);
-        pauseMs = Math.min(pauseMs * 2, maxPauseMs);
       }
     }
   };
