@@ -58,7 +58,9 @@
  * settings, every success kept) and off, alternating in the same run, on the
  * embedded default and, with `--distributed`, on Cassandra, Redis and Kafka
  * too; it prints deliveries/s, CPU per delivery and peak RSS off and on with
- * their ratios against the limits (≥ 0.9× the rate, ≤ 1.15× the CPU), and
+ * their ratios against the limits (≥ 0.9× the rate, ≤ 1.15× the CPU), the
+ * CPU by kind of thread (main, V8's platform threads, libuv's pool) and, on
+ * the embedded setup, the garbage collections of each broadcast, and
  * checks the log lists one entry per device. It runs five pairs per setup
  * unless `--repeat` says otherwise: the ratios are medians over the pairs,
  * and a single pair can be a third off. Results go to

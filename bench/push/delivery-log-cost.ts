@@ -16,11 +16,15 @@ import { benchServices, serviceCpuFigures, serviceCpuProbe, servicePids, service
 import type { CeilingSettings } from './h2load-ceiling.ts';
 import { KafkaPath } from './kafka-path.ts';
 import { bothProbes, measuredRun, type RunProbe } from './measured-run.ts';
+import type { ThreadKind } from './process-stats.ts';
+import { gcFigures, gcProbe } from './gc-probe.ts';
 import { runTable, runTableLegend, type PushRun } from './push-report.ts';
 import { seedInstallations, type Seeded } from './seed-installations.ts';
 import { median } from './push-report.ts';
 import { machineDescription } from '../machine.ts';
 import { writeBenchResult } from '../bench-results.ts';
+
+const threadKinds: readonly ThreadKind[] = ['main', 'gc', 'libuv', 'other'];
 
 /** The issue's limits: the log on keeps ≥ 0.9× the deliveries/s and ≤ 1.15× the CPU per delivery of the same run with it off. */
 export const deliveryLogLimits = { rate: 0.9, cpu: 1.15 } as const;
@@ -66,9 +70,13 @@ interface ModeFigures {
   cpuMicrosPerDeliveryToLast: number;
   /** The main threads' CPU alone (JavaScript's thread of each process) to the record's done, over the deliveries, µs. */
   mainThreadCpuMicrosPerDelivery: number;
+  /** The same by kind of thread (main, V8's platform threads, libuv's pool, others), µs; medians. */
+  threadCpuMicrosPerDelivery: Record<ThreadKind, number>;
   peakRssMb: number;
   /** With Cassandra, Redis and Kafka: each one's own CPU over the broadcast (to the record's done), over the deliveries, µs; medians. */
   serviceCpuMicrosPerDelivery?: ServiceCpu;
+  /** The embedded process's garbage collections over a broadcast (from its /metrics), medians: young-generation ones, their main-thread pause, full ones. */
+  gc?: { minorCollections: number; minorPauseMicrosPerDelivery: number; majorCollections: number };
   /** Entries GET /1.1/notifications/<id>/deliveries listed after each run. */
   logEntries: number[];
 }
@@ -127,7 +135,7 @@ export async function runDeliveryLogCost(settings: DeliveryLogCostSettings): Pro
           const logProbe = deliveryLogProbe(app, mode, (count) => entries[setup][mode].push(count));
           const label = `run ${index + 1}/${repeat} ${setup}, log ${mode}`;
           const measured =
-            setup === 'distributed' && kafka !== undefined && pids !== null ? bothProbes(serviceCpuProbe(pids), bothProbes(kafkaProbe(kafka, settings.senders, out), logProbe)) : logProbe;
+            setup === 'distributed' && kafka !== undefined && pids !== null ? bothProbes(serviceCpuProbe(pids), bothProbes(kafkaProbe(kafka, settings.senders, out), logProbe)) : bothProbes(gcProbe(), logProbe);
           // Every run starts once the services are done with what the one before wrote, the embedded runs too.
           const probe = pids === null ? measured : bothProbes(servicesQuietProbe(pids, out, label), measured);
           const { run, profiles } = await measuredRun({
@@ -203,8 +211,12 @@ function summarize(processes: string, runs: Record<Mode, PushRun[]>, entries: Re
       cpuMicrosPerDelivery: tenths(median(broadcasts.map(processMicros))),
       cpuMicrosPerDeliveryToLast: tenths(median(broadcasts.map((b) => b.cpuMicrosPerDelivery))),
       mainThreadCpuMicrosPerDelivery: tenths(median(broadcasts.map(mainThreadMicros))),
+      threadCpuMicrosPerDelivery: Object.fromEntries(
+        threadKinds.map((kind) => [kind, tenths(median(broadcasts.map((b) => ((b.threadCpuSecondsToDone?.[kind] ?? Number.NaN) * 1e6) / Math.max(1, b.deliveries))))]),
+      ) as Record<ThreadKind, number>,
       peakRssMb: Math.max(...broadcasts.map((b) => b.peakRssMb)),
       ...serviceCpuFigures(runs[mode]),
+      ...gcFigures(runs[mode]),
       logEntries: entries[mode],
     };
   };
@@ -244,6 +256,12 @@ function costLines(setup: Setup, summary: CostSummary, devices: number): string 
     `  Herald CPU per delivery, to the record's done: ${off.cpuMicrosPerDelivery} → ${on.cpuMicrosPerDelivery} µs: ${ratios.cpuPerDelivery.toFixed(2)}× (limit ≤ ${deliveryLogLimits.cpu}×) ${mark(ratios.cpuPerDelivery <= deliveryLogLimits.cpu)}` +
       `; to the last delivery ${off.cpuMicrosPerDeliveryToLast} → ${on.cpuMicrosPerDeliveryToLast} µs (${ratios.cpuPerDeliveryToLast.toFixed(2)}×)`,
     `  main threads' CPU per delivery (without helper threads), to the record's done: ${off.mainThreadCpuMicrosPerDelivery} → ${on.mainThreadCpuMicrosPerDelivery} µs: ${ratios.mainThreadCpuPerDelivery.toFixed(2)}×`,
+    `  CPU per delivery by thread, to the record's done: ${threadKinds.map((kind) => `${kind} ${off.threadCpuMicrosPerDelivery[kind]} → ${on.threadCpuMicrosPerDelivery[kind]} µs`).join(', ')} (gc: V8's platform threads, libuv: its pool)`,
+    ...(off.gc === undefined || on.gc === undefined
+      ? []
+      : [
+          `  garbage collections a broadcast: young ${off.gc.minorCollections} → ${on.gc.minorCollections} (pauses ${off.gc.minorPauseMicrosPerDelivery} → ${on.gc.minorPauseMicrosPerDelivery} µs per delivery), full ${off.gc.majorCollections} → ${on.gc.majorCollections}`,
+        ]),
     `  each pair on ÷ off: whole processes ${summary.pairRatios.cpuPerDelivery.map((ratio) => ratio.toFixed(2)).join(', ')}; main threads ${summary.pairRatios.mainThreadCpuPerDelivery.map((ratio) => ratio.toFixed(2)).join(', ')}`,
     ...(off.serviceCpuMicrosPerDelivery === undefined || on.serviceCpuMicrosPerDelivery === undefined
       ? []

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { BenchGateways, GatewayCounts } from './bench-gateways.ts';
 import type { BenchApp, BenchHerald, BenchProcess } from './bench-herald.ts';
-import { cpuSeconds, mainThreadCpuSeconds, memoryStats, type MemoryStats } from './process-stats.ts';
+import { cpuSeconds, mainThreadCpuSeconds, memoryStats, threadCpuSeconds, type MemoryStats, type ThreadKind } from './process-stats.ts';
 import { ProgressBar } from './progress-bar.ts';
 
 export interface BroadcastResult {
@@ -26,6 +26,8 @@ export interface BroadcastResult {
   heraldCpuSecondsToDone: number | null;
   /** The main threads' share of `heraldCpuSecondsToDone` (JavaScript's thread of each process, without helper threads), s. */
   mainThreadCpuSecondsToDone: number | null;
+  /** Herald's CPU to the record's done by kind of thread (summed over its processes), s. */
+  threadCpuSecondsToDone: Record<ThreadKind, number> | null;
   /** Deliveries over `heraldCpuSecondsToDone`: what one core's second of Herald delivers. */
   deliveriesPerCoreSecond: number | null;
   /** Herald's VmRSS and VmHWM just before the request (after start-up), MB; with several processes, their sum. */
@@ -79,6 +81,7 @@ export async function followBroadcast(
   const memoryBefore = processes.map((process) => memoryStats(process.pid));
   const cpuBefore = cpuOf(processes);
   const mainBefore = mainThreadCpuOf(processes);
+  const threadsBefore = threadCpuOf(processes);
   const sentAt = performance.now();
   const response = await fetch(`${base}/1.1/push`, { method: 'POST', headers, body: JSON.stringify(where === undefined ? { data } : { where, data }) });
   const body = (await response.json()) as { objectId?: string };
@@ -116,6 +119,7 @@ export async function followBroadcast(
   const { record, doneAt } = await waitForRecord(base, app, pushId);
   const cpuAtDone = doneAt === null ? null : cpuOf(processes);
   const mainAtDone = doneAt === null ? null : mainThreadCpuOf(processes);
+  const threadsAtDone = doneAt === null ? null : threadCpuOf(processes);
   const first = firstAt ?? lastAt;
   const used = (at: number[], index: number): number => (at[index] as number) - (cpuBefore[index] as number);
   const figures: ProcessFigures[] = processes.map((process, index) => ({
@@ -150,6 +154,7 @@ export async function followBroadcast(
     cpuMicrosPerDelivery: round((heraldCpuSeconds * 1e6) / Math.max(1, deliveries), 1),
     heraldCpuSecondsToDone: heraldCpuSecondsToDone === null ? null : round(heraldCpuSecondsToDone, 2),
     mainThreadCpuSecondsToDone: mainAtDone === null ? null : round(mainAtDone - mainBefore, 2),
+    threadCpuSecondsToDone: threadsAtDone === null ? null : threadKinds(threadsAtDone, threadsBefore),
     deliveriesPerCoreSecond: heraldCpuSecondsToDone === null ? null : Math.round(deliveries / Math.max(0.01, heraldCpuSecondsToDone)),
     rssBeforeMb: Math.round(sum(memoryBefore.map((stats) => stats.rssMb))),
     peakRssBeforeMb: Math.round(sum(memoryBefore.map((stats) => stats.peakRssMb))),
@@ -183,6 +188,19 @@ function cpuOf(processes: readonly BenchProcess[]): number[] {
 /** The main threads' CPU, summed over the processes, s. */
 function mainThreadCpuOf(processes: readonly BenchProcess[]): number {
   return sum(processes.map((process) => mainThreadCpuSeconds(process.pid)));
+}
+
+/** CPU by kind of thread, summed over the processes, s. */
+function threadCpuOf(processes: readonly BenchProcess[]): Record<ThreadKind, number> {
+  const total: Record<ThreadKind, number> = { main: 0, gc: 0, libuv: 0, other: 0 };
+  for (const process of processes) {
+    for (const [kind, seconds] of Object.entries(threadCpuSeconds(process.pid)) as [ThreadKind, number][]) total[kind] += seconds;
+  }
+  return total;
+}
+
+function threadKinds(now: Record<ThreadKind, number>, then: Record<ThreadKind, number>): Record<ThreadKind, number> {
+  return { main: round(now.main - then.main, 2), gc: round(now.gc - then.gc, 2), libuv: round(now.libuv - then.libuv, 2), other: round(now.other - then.other, 2) };
 }
 
 function sum(values: readonly number[]): number {
