@@ -16,15 +16,13 @@ import { benchServices, serviceCpuFigures, serviceCpuProbe, servicePids, service
 import type { CeilingSettings } from './h2load-ceiling.ts';
 import { KafkaPath } from './kafka-path.ts';
 import { bothProbes, measuredRun, type RunProbe } from './measured-run.ts';
-import type { ThreadKind } from './process-stats.ts';
+import { threadKinds, type ThreadKind } from './process-stats.ts';
 import { gcFigures, gcProbe } from './gc-probe.ts';
 import { runTable, runTableLegend, type PushRun } from './push-report.ts';
 import { seedInstallations, type Seeded } from './seed-installations.ts';
 import { median } from './push-report.ts';
 import { machineDescription } from '../machine.ts';
 import { writeBenchResult } from '../bench-results.ts';
-
-const threadKinds: readonly ThreadKind[] = ['main', 'gc', 'libuv', 'other'];
 
 /** The limits: the log on keeps ≥ 0.9× the deliveries/s and ≤ 1.15× the CPU per delivery of the same run with it off. */
 export const deliveryLogLimits = { rate: 0.9, cpu: 1.15 } as const;

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { BenchGateways, GatewayCounts } from './bench-gateways.ts';
 import type { BenchApp, BenchHerald, BenchProcess } from './bench-herald.ts';
-import { cpuSeconds, mainThreadCpuSeconds, memoryStats, threadCpuSeconds, type MemoryStats, type ThreadKind } from './process-stats.ts';
+import { cpuSeconds, memoryStats, noThreadCpu, threadCpuSeconds, threadKinds, type MemoryStats, type ThreadKind } from './process-stats.ts';
 import { ProgressBar } from './progress-bar.ts';
 
 export interface BroadcastResult {
@@ -80,7 +80,6 @@ export async function followBroadcast(
   const { processes } = herald;
   const memoryBefore = processes.map((process) => memoryStats(process.pid));
   const cpuBefore = cpuOf(processes);
-  const mainBefore = mainThreadCpuOf(processes);
   const threadsBefore = threadCpuOf(processes);
   const sentAt = performance.now();
   const response = await fetch(`${base}/1.1/push`, { method: 'POST', headers, body: JSON.stringify(where === undefined ? { data } : { where, data }) });
@@ -118,7 +117,6 @@ export async function followBroadcast(
   const memory = processes.map((process) => memoryStats(process.pid));
   const { record, doneAt } = await waitForRecord(base, app, pushId);
   const cpuAtDone = doneAt === null ? null : cpuOf(processes);
-  const mainAtDone = doneAt === null ? null : mainThreadCpuOf(processes);
   const threadsAtDone = doneAt === null ? null : threadCpuOf(processes);
   const first = firstAt ?? lastAt;
   const used = (at: number[], index: number): number => (at[index] as number) - (cpuBefore[index] as number);
@@ -153,8 +151,8 @@ export async function followBroadcast(
     heraldCpuSeconds: round(heraldCpuSeconds, 2),
     cpuMicrosPerDelivery: round((heraldCpuSeconds * 1e6) / Math.max(1, deliveries), 1),
     heraldCpuSecondsToDone: heraldCpuSecondsToDone === null ? null : round(heraldCpuSecondsToDone, 2),
-    mainThreadCpuSecondsToDone: mainAtDone === null ? null : round(mainAtDone - mainBefore, 2),
-    threadCpuSecondsToDone: threadsAtDone === null ? null : threadKinds(threadsAtDone, threadsBefore),
+    mainThreadCpuSecondsToDone: threadsAtDone === null ? null : round(threadsAtDone.main - threadsBefore.main, 2),
+    threadCpuSecondsToDone: threadsAtDone === null ? null : threadCpuSince(threadsAtDone, threadsBefore),
     deliveriesPerCoreSecond: heraldCpuSecondsToDone === null ? null : Math.round(deliveries / Math.max(0.01, heraldCpuSecondsToDone)),
     rssBeforeMb: Math.round(sum(memoryBefore.map((stats) => stats.rssMb))),
     peakRssBeforeMb: Math.round(sum(memoryBefore.map((stats) => stats.peakRssMb))),
@@ -185,22 +183,20 @@ function cpuOf(processes: readonly BenchProcess[]): number[] {
   return processes.map((process) => cpuSeconds(process.pid));
 }
 
-/** The main threads' CPU, summed over the processes, s. */
-function mainThreadCpuOf(processes: readonly BenchProcess[]): number {
-  return sum(processes.map((process) => mainThreadCpuSeconds(process.pid)));
-}
-
-/** CPU by kind of thread, summed over the processes, s. */
+/** CPU by kind of thread (the main thread's among them), summed over the processes, s. */
 function threadCpuOf(processes: readonly BenchProcess[]): Record<ThreadKind, number> {
-  const total: Record<ThreadKind, number> = { main: 0, gc: 0, libuv: 0, other: 0 };
+  const total = noThreadCpu();
   for (const process of processes) {
-    for (const [kind, seconds] of Object.entries(threadCpuSeconds(process.pid)) as [ThreadKind, number][]) total[kind] += seconds;
+    const threads = threadCpuSeconds(process.pid);
+    for (const kind of threadKinds) total[kind] += threads[kind];
   }
   return total;
 }
 
-function threadKinds(now: Record<ThreadKind, number>, then: Record<ThreadKind, number>): Record<ThreadKind, number> {
-  return { main: round(now.main - then.main, 2), gc: round(now.gc - then.gc, 2), libuv: round(now.libuv - then.libuv, 2), other: round(now.other - then.other, 2) };
+function threadCpuSince(now: Record<ThreadKind, number>, then: Record<ThreadKind, number>): Record<ThreadKind, number> {
+  const used = noThreadCpu();
+  for (const kind of threadKinds) used[kind] = round(now[kind] - then[kind], 2);
+  return used;
 }
 
 function sum(values: readonly number[]): number {

@@ -17,15 +17,6 @@ export function cpuSeconds(pid: number): number {
 }
 
 /**
- * CPU seconds of the process's main thread alone (where JavaScript runs), from
- * /proc/<pid>/task/<pid>/stat: without the garbage collector's helper threads,
- * the compiler's and libuv's pool, whose share moves from run to run.
- */
-export function mainThreadCpuSeconds(pid: number): number {
-  return statCpuSeconds(`/proc/${pid}/task/${pid}/stat`);
-}
-
-/**
  * CPU seconds of the process's threads so far, summed by kind: `main`
  * (JavaScript's thread), `gc` (V8's platform threads: concurrent marking,
  * parallel scavenges, the compiler's jobs), `libuv` (the pool: file system,
@@ -33,7 +24,7 @@ export function mainThreadCpuSeconds(pid: number): number {
  * that ended since an earlier call is no longer counted.
  */
 export function threadCpuSeconds(pid: number): Record<ThreadKind, number> {
-  const kinds: Record<ThreadKind, number> = { main: 0, gc: 0, libuv: 0, other: 0 };
+  const kinds = noThreadCpu();
   let tasks: string[];
   try {
     tasks = readdirSync(`/proc/${pid}/task`);
@@ -51,7 +42,13 @@ export function threadCpuSeconds(pid: number): Record<ThreadKind, number> {
   return kinds;
 }
 
-export type ThreadKind = 'main' | 'gc' | 'libuv' | 'other';
+export const threadKinds = ['main', 'gc', 'libuv', 'other'] as const;
+export type ThreadKind = (typeof threadKinds)[number];
+
+/** Zero seconds for every kind of thread. */
+export function noThreadCpu(): Record<ThreadKind, number> {
+  return { main: 0, gc: 0, libuv: 0, other: 0 };
+}
 
 function threadKind(main: boolean, name: string): ThreadKind {
   if (main) return 'main';

@@ -1,3 +1,5 @@
+import type { Backoff } from '../retry-delay.ts';
+
 /** A topic to create, with the number of partitions it starts with. */
 export interface TopicSpec {
   name: string;
@@ -46,11 +48,7 @@ export interface HandlerContext {
 export type MessageHandler = (message: BusMessage, context: HandlerContext) => Promise<void>;
 
 /** Delays between attempts at a message whose handler rejected. */
-export interface RetryBackoff {
-  /** Delay after the first failure; doubles with each further one. */
-  initialDelayMs: number;
-  maxDelayMs: number;
-}
+export type RetryBackoff = Backoff;
 
 export interface SubscribeOptions {
   /** Members of one group share the partitions; every group gets every message. */
