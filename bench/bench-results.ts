@@ -10,3 +10,13 @@ export function writeBenchResult(dir: string, name: string, report: unknown, out
   writeFileSync(join(dir, name), `${JSON.stringify(report, null, 2)}\n`);
   out(`written to bench/results/${name}`);
 }
+
+/**
+ * The part of a result file's name that tells a run under non-default Node
+ * flags apart (`--max-semi-space-size=32` → `-node-max-semi-space-size-32`),
+ * so that it never overwrites the default run's file; '' without flags.
+ */
+export function nodeOptionsSuffix(nodeOptions: string | undefined): string {
+  const slug = (nodeOptions ?? '').toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '');
+  return slug === '' ? '' : `-node-${slug}`;
+}

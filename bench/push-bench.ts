@@ -101,7 +101,7 @@ import { startStalledEndpoint } from './push/stalled-endpoint.ts';
 import { count, fail } from './bench-args.ts';
 import { gatewayTransportKinds, type GatewayTransportKind } from '../src/push/gateways/gateway-transport.ts';
 import { machineDescription } from './machine.ts';
-import { benchResultsDir, writeBenchResult } from './bench-results.ts';
+import { benchResultsDir, nodeOptionsSuffix, writeBenchResult } from './bench-results.ts';
 
 const { values } = parseArgs({
   options: {
@@ -194,8 +194,8 @@ const heraldNodeOptions = values['herald-node-options'];
 const data = { alert: 'Your weekly summary is ready: 3 new messages and 2 updates.', sound: 'default', campaign: 'weekly-2026-47' };
 
 const outDir = benchResultsDir;
-// The default audience and layout keep the issue's name; other sizes, sender counts and slices get their own file, so a 1,000,000 run does not replace the 100,000 one.
-const resultName = `push-${distributed ? 'distributed' : store}${androidShare > 0 ? '-android' : ''}${devices === 100_000 ? '' : `-${devices}`}${gatewayLatencyMs === undefined ? '' : `-latency${gatewayLatencyMs}`}${engine.transport === 'http2-wrapper' ? '-http2-wrapper' : ''}${stalledEndpoint === undefined ? '' : '-webhook-stalled'}${outcomeStream ? '-outcome-stream' : ''}${distributed && senders !== 2 ? `-senders${senders}` : ''}${engine.sliceSize === undefined ? '' : `-slice${engine.sliceSize}`}${values.breakdown ? '-breakdown' : ''}${values['beside-load'] ? '-beside-load' : ''}.json`;
+// The default audience and layout keep the issue’s name; other sizes, sender counts, slices and Node flags get their own file, so a 1,000,000 run does not replace the 100,000 one.
+const resultName = `push-${distributed ? 'distributed' : store}${androidShare > 0 ? '-android' : ''}${devices === 100_000 ? '' : `-${devices}`}${gatewayLatencyMs === undefined ? '' : `-latency${gatewayLatencyMs}`}${engine.transport === 'http2-wrapper' ? '-http2-wrapper' : ''}${stalledEndpoint === undefined ? '' : '-webhook-stalled'}${outcomeStream ? '-outcome-stream' : ''}${distributed && senders !== 2 ? `-senders${senders}` : ''}${engine.sliceSize === undefined ? '' : `-slice${engine.sliceSize}`}${values.breakdown ? '-breakdown' : ''}${values['beside-load'] ? '-beside-load' : ''}${nodeOptionsSuffix(heraldNodeOptions)}.json`;
 const out = (line: string): boolean => process.stdout.write(`${line}\n`);
 
 async function main(): Promise<void> {

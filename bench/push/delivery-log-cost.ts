@@ -22,7 +22,7 @@ import { runTable, runTableLegend, type PushRun } from './push-report.ts';
 import { seedInstallations, type Seeded } from './seed-installations.ts';
 import { median } from './push-report.ts';
 import { machineDescription } from '../machine.ts';
-import { writeBenchResult } from '../bench-results.ts';
+import { nodeOptionsSuffix, writeBenchResult } from '../bench-results.ts';
 
 /** The issue's limits: the log on keeps ≥ 0.9× the deliveries/s and ≤ 1.15× the CPU per delivery of the same run with it off. */
 export const deliveryLogLimits = { rate: 0.9, cpu: 1.15 } as const;
@@ -176,7 +176,7 @@ export async function runDeliveryLogCost(settings: DeliveryLogCostSettings): Pro
 
     for (const setup of setups) {
       const streamed = setup === 'distributed' && settings.outcomeStream;
-      const resultName = `push-${setup === 'embedded' ? 'sqlite' : 'distributed'}-delivery-log${streamed ? '-outcome-stream' : ''}${androidShare > 0 ? '-android' : ''}${devices === 100_000 ? '' : `-${devices}`}.json`;
+      const resultName = `push-${setup === 'embedded' ? 'sqlite' : 'distributed'}-delivery-log${streamed ? '-outcome-stream' : ''}${androidShare > 0 ? '-android' : ''}${devices === 100_000 ? '' : `-${devices}`}${nodeOptionsSuffix(settings.heraldNodeOptions)}.json`;
       const report = {
         bench: 'push --delivery-log-cost',
         setup: setup === 'embedded' ? 'SQLite, in-memory coordination and bus; every role in one process' : `Cassandra, Redis and Kafka; ${layout.join(', ')}`,
@@ -186,6 +186,7 @@ export async function runDeliveryLogCost(settings: DeliveryLogCostSettings): Pro
           `The same broadcast with the delivery log on (default settings, every success kept; ${streamed ? 'the outcome stream on too' : 'no outcome stream, as by default'}) and off (push.deliveryLog.enabled false, push.outcomeStream.enabled false), alternating in one run. ` +
           "Herald's CPU is summed over its processes from /proc/<pid>/stat; Cassandra's, Redis's and Kafka's own CPU is not counted in it, and is given apart (summary serviceCpuMicrosPerDelivery, each run's checks.serviceCpuSeconds). The machine is shared with other work",
         devices,
+        heraldNodeOptions: settings.heraldNodeOptions ?? null,
         seeded: seeded[setup],
         limits: deliveryLogLimits,
         summary: summaries[setup],
