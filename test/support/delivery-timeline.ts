@@ -93,30 +93,30 @@ export class DeliveryTimeline {
    * delivery may have waited to be stamped, and how long the push took.
    */
   busiestSecond(tag: string): BusiestSecond {
-    const sightings = [...(this.#sightings.get(tag) ?? [])].sort((a, b) => a.earliest - b.earliest);
+    const sightings = this.#sightings.get(tag) ?? [];
     const stamps = sightings.map(({ at }) => at).sort((a, b) => a - b);
     const first = stamps[0] ?? 0;
-    let most = 0;
-    let atMs = 0;
-    // A window holding the most is one starting at some delivery's earliest arrival.
-    for (let start = 0; start < sightings.length; start++) {
-      const from = (sightings[start] as Sighting).earliest;
-      if (start > 0 && (sightings[start - 1] as Sighting).earliest === from) continue;
-      let inside = 0;
-      for (let next = start; next < sightings.length && (sightings[next] as Sighting).earliest < from + 1000; next++) {
-        if ((sightings[next] as Sighting).at < from + 1000) inside++;
-      }
-      if (inside > most) {
-        most = inside;
-        atMs = from - first;
-      }
-    }
-    let stamped = 0;
-    for (let low = 0, high = 0; high < stamps.length; high++) {
-      while ((stamps[high] as number) - (stamps[low] as number) >= 1000) low++;
-      stamped = Math.max(stamped, high - low + 1);
-    }
+    const certain = busiestWindow(sightings);
+    // Counted by stamps alone, each delivery is taken to have arrived when it was stamped.
+    const stamped = busiestWindow(stamps.map((at) => ({ at, earliest: at })));
     const blindMs = sightings.reduce((longest, { at, earliest }) => Math.max(longest, at - earliest), 0);
-    return { most, atMs, stamped, blindMs, spanMs: stamps.length === 0 ? 0 : (stamps.at(-1) as number) - first, deliveries: stamps.length };
+    return { most: certain.most, atMs: certain.from - first, stamped: stamped.most, blindMs, spanMs: stamps.length === 0 ? 0 : (stamps.at(-1) as number) - first, deliveries: stamps.length };
   }
+}
+
+/** The most sightings whose earliest arrival and stamp both fall in one window of a second, and where that window starts. */
+function busiestWindow(unsorted: readonly Sighting[]): { most: number; from: number } {
+  const sightings = [...unsorted].sort((a, b) => a.earliest - b.earliest);
+  let best = { most: 0, from: 0 };
+  // A window holding the most is one starting at some sighting's earliest arrival.
+  for (let start = 0; start < sightings.length; start++) {
+    const from = (sightings[start] as Sighting).earliest;
+    if (start > 0 && (sightings[start - 1] as Sighting).earliest === from) continue;
+    let inside = 0;
+    for (let next = start; next < sightings.length && (sightings[next] as Sighting).earliest < from + 1000; next++) {
+      if ((sightings[next] as Sighting).at < from + 1000) inside++;
+    }
+    if (inside > best.most) best = { most: inside, from };
+  }
+  return best;
 }
