@@ -15,7 +15,10 @@
  * written as plain unconditional inserts (bench/import/plain-inserts.ts) and
  * the ratio printed. `--cluster` imports into the three-node cluster of
  * `npm run services -- cluster up` instead of the single node, the keyspace
- * at replication 3, writes at LOCAL_QUORUM. Results go to
+ * at replication 3, writes at LOCAL_QUORUM. On Cassandra it also reads the
+ * Cassandra nodes' own CPU from /proc over the import and over the plain
+ * inserts, and the plain inserts' process CPU: µs a row of each, so that a
+ * gap between the two says whose work it is. Results go to
  * bench/results/import-<store>[-cluster][-<users>[-<installations>]].json.
  */
 import { spawn } from 'node:child_process';
@@ -28,7 +31,8 @@ import { parseArgs } from 'node:util';
 import { hostedPasswordHash } from '../src/accounts/legacy-password.ts';
 import type { ImportSummary } from '../src/import/import-run.ts';
 import type { ImportState } from '../src/import/import-state.ts';
-import { clusterEndpoints } from '../scripts/services/cluster.ts';
+import { clusterEndpoints, clusterStatus } from '../scripts/services/cluster.ts';
+import { servicesStatus } from '../scripts/services/services.ts';
 import { connectCassandra } from '../src/store/cassandra/cassandra-client.ts';
 import { serviceEndpoints } from '../test/support/service-endpoints.ts';
 import { cpuSeconds, memoryStats } from './push/process-stats.ts';
@@ -175,20 +179,53 @@ interface ClassResult {
   rowsPerSecond: number;
   cpuSeconds: number;
   writes?: ImportSummary['writes'];
-  plainInserts?: { seconds: number; rowsPerSecond: number; cqlRows: number };
+  plainInserts?: { seconds: number; rowsPerSecond: number; cqlRows: number; cpuSeconds: number };
+  /** CPU µs a row, Cassandra's and the writing process's, of the import and of the plain inserts (Cassandra only). */
+  cpuMicrosPerRow?: { import: { importer: number; cassandra: number }; plainInserts: { writer: number; cassandra: number } };
   /** The import's rows/s over the plain inserts' rows/s, in the same run. */
   toPlainInserts?: number;
 }
 
 /** The same rows as plain unconditional inserts (bench/import/plain-inserts.ts), as a process of its own, into another app of the keyspace. */
-async function runPlain(file: string): Promise<{ rows: number; seconds: number; cqlRows: number }> {
+async function runPlain(file: string): Promise<{ rows: number; seconds: number; cqlRows: number; cpu: number }> {
   const args = [join(root, 'bench/import/plain-inserts.ts'), '--file', file, '--keyspace', keyspace, '--app', `${appId}plain`, '--concurrency', String(concurrency ?? 64), '--contact-points', cassandra.contactPoints.join(',')];
   const child = spawn(process.execPath, args, { cwd: work, stdio: ['ignore', 'pipe', 'inherit'] });
   let stdout = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  let cpu = 0;
+  const timer = setInterval(() => {
+    try {
+      cpu = cpuSeconds(child.pid as number);
+    } catch {
+      // The process is gone; its last reading stands.
+    }
+  }, 250);
   const [exitCode] = (await once(child, 'exit')) as [number | null];
+  clearInterval(timer);
   if (exitCode !== 0) fail(`the plain inserts exited with ${exitCode}`);
-  return JSON.parse(stdout) as { rows: number; seconds: number; cqlRows: number };
+  return { ...(JSON.parse(stdout) as { rows: number; seconds: number; cqlRows: number }), cpu };
+}
+
+/** The pids of the Cassandra nodes written to (the local node, or the cluster's three); fails when one is not running. */
+async function cassandraPids(): Promise<number[]> {
+  const statuses = cluster ? (await clusterStatus()).filter((status) => status.name.startsWith('cassandra-')) : await servicesStatus(['cassandra']);
+  return statuses.map((status) => {
+    if (status.pid === undefined) fail(`${status.name} is not running: its CPU cannot be measured`);
+    return status.pid;
+  });
+}
+
+/** The Cassandra nodes' CPU seconds while `run` runs, with what it answers. */
+async function withCassandraCpu<T>(pids: readonly number[], run: () => Promise<T>): Promise<{ value: T; cassandraCpu: number }> {
+  const total = (): number => pids.reduce((sum, pid) => sum + cpuSeconds(pid), 0);
+  const before = total();
+  const value = await run();
+  return { value, cassandraCpu: total() - before };
+}
+
+/** µs a row, rounded to one decimal. */
+function microsPerRow(seconds: number, rows: number): number {
+  return Math.round((seconds * 1e7) / rows) / 10;
 }
 
 async function dropKeyspace(name: string): Promise<void> {
@@ -234,10 +271,11 @@ async function main(): Promise<void> {
     let cpu = 0;
     let wall = 0;
     const tally: ImportSummary['tally'] = {};
+    const pids = store === 'cassandra' ? await cassandraPids() : [];
     for (const file of files) {
       const className = file.endsWith('_User.0.jsonl') ? '_User' : '_Installation';
       const expected = className === '_User' ? users : installations;
-      const run = await runImport([file], statSync(file).size);
+      const { value: run, cassandraCpu: importCassandraCpu } = await withCassandraCpu(pids, () => runImport([file], statSync(file).size));
       const counts = run.summary.tally[className];
       if (counts?.read !== expected || counts.imported !== expected) fail(`${className}: expected ${expected} rows imported, got ${JSON.stringify(counts)}`);
       Object.assign(tally, run.summary.tally);
@@ -246,7 +284,8 @@ async function main(): Promise<void> {
       cpu += run.cpu;
       wall += run.wall;
       const rowsPerSecond = Math.round(expected / run.summary.seconds);
-      const plain = store === 'cassandra' ? await runPlain(file) : null;
+      const measured = store === 'cassandra' ? await withCassandraCpu(pids, () => runPlain(file)) : null;
+      const plain = measured?.value ?? null;
       byClass[className] = {
         rows: expected,
         importSeconds: Number(run.summary.seconds.toFixed(1)),
@@ -255,12 +294,22 @@ async function main(): Promise<void> {
         ...(run.summary.writes === undefined ? {} : { writes: run.summary.writes }),
         ...(plain === null
           ? {}
-          : { plainInserts: { seconds: Number(plain.seconds.toFixed(1)), rowsPerSecond: Math.round(plain.rows / plain.seconds), cqlRows: plain.cqlRows }, toPlainInserts: Number((rowsPerSecond / (plain.rows / plain.seconds)).toFixed(3)) }),
+          : {
+              plainInserts: { seconds: Number(plain.seconds.toFixed(1)), rowsPerSecond: Math.round(plain.rows / plain.seconds), cqlRows: plain.cqlRows, cpuSeconds: Number(plain.cpu.toFixed(1)) },
+              toPlainInserts: Number((rowsPerSecond / (plain.rows / plain.seconds)).toFixed(3)),
+              cpuMicrosPerRow: {
+                import: { importer: microsPerRow(run.cpu, expected), cassandra: microsPerRow(importCassandraCpu, expected) },
+                plainInserts: { writer: microsPerRow(plain.cpu, plain.rows), cassandra: microsPerRow(measured?.cassandraCpu ?? 0, plain.rows) },
+              },
+            }),
       };
       const line = byClass[className];
       process.stdout.write(
         `bench: ${className}: ${expected.toLocaleString('en-US')} rows in ${line.importSeconds} s: ${rowsPerSecond.toLocaleString('en-US')} rows/s, ${line.cpuSeconds} CPU s` +
           (line.plainInserts === undefined ? '' : `; the same rows as plain inserts: ${line.plainInserts.rowsPerSecond.toLocaleString('en-US')} rows/s; import ÷ plain = ${String(line.toPlainInserts)}`) +
+          (line.cpuMicrosPerRow === undefined
+            ? ''
+            : `; CPU µs a row, importer + Cassandra: ${line.cpuMicrosPerRow.import.importer} + ${line.cpuMicrosPerRow.import.cassandra}, plain inserts ${line.cpuMicrosPerRow.plainInserts.writer} + ${line.cpuMicrosPerRow.plainInserts.cassandra}`) +
           (line.writes === undefined ? '' : `; ${line.writes.answered.toLocaleString('en-US')} statements (${(line.writes.answered / expected).toFixed(2)} a row), in flight ${line.writes.startingLimit} at the start, ${line.writes.limit} at the end, ${line.writes.lowestLimit} at the lowest, ${line.writes.retried} retried`) +
           '\n',
       );
