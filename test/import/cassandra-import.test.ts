@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { userClassDescriptor } from '../../src/accounts/user-class.ts';
 import { verifyHostedHash } from '../../src/accounts/legacy-password.ts';
 import { describeExportFile } from '../../src/import/export-file.ts';
@@ -144,6 +144,31 @@ describe('herald import on Cassandra', () => {
       _Installation: { read: 60, imported: 0, present: 60, rejected: 0 },
     });
     expect(await writeTimes(appId)).toEqual(before);
+  }, 120_000);
+
+  it("keeps a save and a delete made right after an installation's import, though the importing host's clock runs 45 s ahead", async () => {
+    const appId = 'cassimport7';
+    const dir = exportDir();
+    const installations = Array.from({ length: 6 }, (_, index) => exportedInstallation(index + 1));
+    const path = writeJsonLines(join(dir, '_Installation.0.jsonl'), '_Installation', installations);
+    // The import's clock only: the saves and deletes below take their timestamps from Cassandra's Paxos ballots.
+    const realNow = Date.now.bind(Date);
+    const ahead = vi.spyOn(Date, 'now').mockImplementation(() => realNow() + 45_000);
+    try {
+      expect((await runImport(store, dir, appId, [path], { concurrency: 32 })).tally._Installation).toEqual({ read: 6, imported: 6, present: 0, rejected: 0 });
+    } finally {
+      ahead.mockRestore();
+    }
+    const [saved, deleted] = [String(installations[0]?.objectId), String(installations[1]?.objectId)];
+    expect(await store.installations.update(appId, saved, [{ op: 'set', path: ['badge'], value: 7 }], { updatedAt: new Date().toISOString() })).toMatchObject({ badge: 7 });
+    expect(await store.installations.delete(appId, deleted)).toBe(true);
+
+    expect(await store.installations.get(appId, saved)).toMatchObject({ objectId: saved, badge: 7 });
+    expect(await store.installations.get(appId, deleted)).toBeNull();
+    expect(await store.installations.get(appId, String(installations[2]?.objectId))).toMatchObject({ objectId: installations[2]?.objectId, timeZone: 'Asia/Shanghai' });
+    // A run again finds the saved one present and leaves it as saved.
+    expect((await runImport(store, dir, appId, [path], { concurrency: 32 })).tally._Installation).toMatchObject({ read: 6, present: 5 });
+    expect(await store.installations.get(appId, saved)).toMatchObject({ badge: 7 });
   }, 120_000);
 
   it('refuses a user whose username a user stored before the import holds, and leaves both as they were', async () => {

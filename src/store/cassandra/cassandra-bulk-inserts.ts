@@ -4,7 +4,7 @@ import type { ClassDescriptors, StoredObject, UniqueKey } from '../../core/ports
 import { deviceKeys, installationIndexKeys } from '../installation-shards.ts';
 import { AdaptiveLimit } from './adaptive-limit.ts';
 import { BulkClaims } from './bulk-claims.ts';
-import type { CqlSession, CqlStatement } from './cassandra-client.ts';
+import type { CqlSession } from './cassandra-client.ts';
 import { InstallationIndexEntries } from './installation-index-entries.ts';
 import { InstallationRows } from './installation-rows.ts';
 import { objectBucket, ObjectTable } from './object-table.ts';
@@ -25,6 +25,12 @@ export const claimsPerBatch = 64;
 export const documentsPerBatch = 64;
 export const documentBatchBytes = 48 * 1024;
 export const entriesPerBatch = 128;
+/**
+ * How far below the import's clock (µs) an installation's row is written
+ * (see insertInstallations): the clock skew between the importing host and
+ * the Cassandra nodes that its writes tolerate.
+ */
+export const importLagMicros = 60_000_000;
 /** Object ids of one `IN` read. */
 const idsPerRead = 100;
 
@@ -43,11 +49,12 @@ export interface BulkInsertsContext {
  * entries after its row, at its revision's timestamp), but the statements of
  * many objects meet: claims of one partition go as one conditional batch,
  * documents of one partition as another, index entries of one partition as an
- * unlogged batch, every statement prepared. Statements in flight are bounded
- * by an AdaptiveLimit (sized from the latencies it measures) through a
- * PacedSession, which sends again what timed out or found the node
- * overloaded and gives up only once Cassandra has answered nothing for the
- * patience.
+ * unlogged batch, every statement prepared. An installation's row is the one
+ * write that is not a lightweight transaction (see insertInstallations).
+ * Statements in flight are bounded by an AdaptiveLimit (sized from the
+ * latencies it measures) through a PacedSession, which sends again what timed
+ * out or found the node overloaded and gives up only once Cassandra has
+ * answered nothing for the patience.
  */
 export class CassandraBulkInserts implements BulkInserts {
   readonly #session: PacedSession;
@@ -60,6 +67,7 @@ export class CassandraBulkInserts implements BulkInserts {
   readonly #deviceClaims: BulkClaims;
   readonly #documents: ConditionalBatcher;
   readonly #entries: PlainBatcher;
+  readonly #documentRows: PlainBatcher;
 
   constructor(session: CqlSession, context: BulkInsertsContext, options: BulkInsertOptions) {
     const limit = new AdaptiveLimit({ initial: Math.max(1, Math.floor(options.maxInFlight / 4)), min: 1, max: options.maxInFlight });
@@ -91,6 +99,7 @@ export class CassandraBulkInserts implements BulkInserts {
     );
     this.#documents = new ConditionalBatcher(paced, { maxRows: documentsPerBatch, maxBytes: documentBatchBytes, inFlight }, (row) => String(row.get('object_id')));
     this.#entries = new PlainBatcher(paced, { maxRows: entriesPerBatch, inFlight });
+    this.#documentRows = new PlainBatcher(paced, { maxRows: documentsPerBatch, maxBytes: documentBatchBytes, inFlight });
   }
 
   async insertObjects(appId: string, className: string, objects: readonly StoredObject[]): Promise<BulkInsertOutcome[]> {
@@ -99,16 +108,38 @@ export class CassandraBulkInserts implements BulkInserts {
       objects.map(async (object): Promise<BulkInsertOutcome> => {
         if (present.has(object.objectId)) return { kind: 'present' };
         const doc = JSON.stringify(object);
+        const group = `o\u0000${appId}\u0000${className}\u0000${String(objectBucket(object.objectId))}`;
+        const statement = this.#objects.insertStatement(appId, className, object, doc);
         return this.#insertOne(this.#objectClaims, appId, className, object, this.#uniqueKeys(className, object), {
-          group: `o\u0000${appId}\u0000${className}\u0000${String(objectBucket(object.objectId))}`,
-          doc,
-          statement: this.#objects.insertStatement(appId, className, object, doc),
+          write: async () => {
+            const written = await this.#documents.write({
+              group,
+              key: object.objectId,
+              statement,
+              bytes: Buffer.byteLength(doc),
+              // The same document standing there is this write, applied by an attempt whose answer was lost.
+              judge: (current: types.Row | undefined) => (current === undefined ? 'free' : current.get('doc') === doc ? 'held' : 'refused'),
+            });
+            return written.applied;
+          },
           undo: () => this.#objects.delete(appId, className, object.objectId, 1),
         });
       }),
     );
   }
 
+  /**
+   * An installation found absent is written without `IF NOT EXISTS`, at a
+   * write time `importLagMicros` below the import's clock, after its device's
+   * claim. Only a write of that very objectId could stand in its way, and
+   * the API never writes an objectId it did not make: what may meet it is
+   * another import of the same row (the same document) or a save or delete
+   * of the row once imported, a lightweight transaction whose Paxos ballot
+   * (the coordinator's clock) is above the import's write time while the
+   * clocks are less than a minute apart. The claims' rules are unchanged: a
+   * serial read sees a row written at quorum, and a claim taken over
+   * meanwhile still undoes the row with `DELETE … IF rev = 1`.
+   */
   async insertInstallations(appId: string, installations: readonly StoredObject[]): Promise<BulkInsertOutcome[]> {
     const present = await readByGroup(installations, (installation) => this.#shardOf(installation.objectId), (shard, ids) => this.#rows.present(appId, shard, ids));
     return Promise.all(
@@ -118,9 +149,14 @@ export class CassandraBulkInserts implements BulkInserts {
         const ts = Date.now() * 1000;
         const added = installationIndexKeys(installation);
         const outcome = await this.#insertOne(this.#deviceClaims, appId, installationClass, installation, deviceKeys(installation), {
-          group: `i\u0000${appId}\u0000${String(this.#shardOf(installation.objectId))}`,
-          doc,
-          statement: this.#rows.insertStatement(appId, installation, doc, ts, added),
+          write: async () => {
+            await this.#documentRows.write({
+              group: `i\u0000${appId}\u0000${String(this.#shardOf(installation.objectId))}`,
+              statement: this.#rows.plainInsertStatement(appId, installation, doc, ts, added, ts - importLagMicros),
+              bytes: Buffer.byteLength(doc),
+            });
+            return true;
+          },
           undo: () => this.#rows.delete(appId, installation.objectId, 1),
         });
         // The row lists its entries (`added`): a run stopped before they are all written puts them back on resuming (repairInstallations).
@@ -153,27 +189,23 @@ export class CassandraBulkInserts implements BulkInserts {
     return { answered, retried, congested, unreachable, lastLatencyMs, startingLimit, lowestLimit, limit };
   }
 
-  /** Claims the object's values, writes its row, and confirms the claims when that took long; undoes what it did when refused. */
+  /**
+   * Claims the object's values, writes its row (`write` answers false when
+   * another row stood there), and confirms the claims when that took long;
+   * undoes what it did when refused.
+   */
   async #insertOne(
     claims: BulkClaims,
     appId: string,
     className: string,
     object: StoredObject,
     keys: readonly UniqueKey[],
-    row: { group: string; doc: string; statement: CqlStatement; undo: () => Promise<boolean> },
+    row: { write: () => Promise<boolean>; undo: () => Promise<boolean> },
   ): Promise<BulkInsertOutcome> {
     const [claimed] = await claims.claimAll(appId, className, [{ objectId: object.objectId, keys }]);
     if (claimed === undefined) throw new Error('no claims outcome');
     if ('taken' in claimed) return { kind: 'taken', field: claimed.taken };
-    const written = await this.#documents.write({
-      group: row.group,
-      key: object.objectId,
-      statement: row.statement,
-      bytes: Buffer.byteLength(row.doc),
-      // The same document standing there is this write, applied by an attempt whose answer was lost.
-      judge: (current: types.Row | undefined) => (current === undefined ? 'free' : current.get('doc') === row.doc ? 'held' : 'refused'),
-    });
-    if (!written.applied) {
+    if (!(await row.write())) {
       await claims.abandon(appId, className, claimed.claims);
       return { kind: 'present' };
     }

@@ -65,10 +65,20 @@ export class InstallationRows {
 
   /** The insert of an installation (`IF NOT EXISTS`) as its document `doc`, to run alone or in a batch of its shard's partition. */
   insertStatement(appId: string, installation: StoredObject, doc: string, ts: number, added: readonly string[]): CqlStatement {
-    return {
-      query: this.#cql.insert,
-      params: [appId, this.#shardOf(installation.objectId), installation.objectId, doc, ts, [...added], installationRegistrationId(installation)],
-    };
+    return { query: this.#cql.insert, params: this.#insertParams(appId, installation, doc, ts, added) };
+  }
+
+  /**
+   * The same insert without its condition, its cells written at `writtenAt`
+   * (µs): for `herald import`, which has found the row absent and claimed its
+   * device first (see CassandraBulkInserts).
+   */
+  plainInsertStatement(appId: string, installation: StoredObject, doc: string, ts: number, added: readonly string[], writtenAt: number): CqlStatement {
+    return { query: this.#cql.plainInsert, params: [...this.#insertParams(appId, installation, doc, ts, added), writtenAt] };
+  }
+
+  #insertParams(appId: string, installation: StoredObject, doc: string, ts: number, added: readonly string[]): unknown[] {
+    return [appId, this.#shardOf(installation.objectId), installation.objectId, doc, ts, [...added], installationRegistrationId(installation)];
   }
 
   /** Which of `objectIds` (all of one shard) are stored: one read of the shard's partition. */
@@ -142,6 +152,7 @@ function statements(keyspace: string) {
     present: `SELECT object_id FROM ${table} WHERE app_id = ? AND shard = ? AND object_id IN ?`,
     readMany: `SELECT doc FROM ${table} WHERE app_id = ? AND shard = ? AND object_id IN ?`,
     insert: `INSERT INTO ${table} (app_id, shard, object_id, doc, rev, ts, added, registered) VALUES (?, ?, ?, ?, 1, ?, ?, ?) IF NOT EXISTS`,
+    plainInsert: `INSERT INTO ${table} (app_id, shard, object_id, doc, rev, ts, added, registered) VALUES (?, ?, ?, ?, 1, ?, ?, ?) USING TIMESTAMP ?`,
     replace: `UPDATE ${table} SET doc = ?, rev = ?, ts = ?, added = ?, retired = ?, registered = ? WHERE ${where} IF rev = ?`,
     delete: `DELETE FROM ${table} WHERE ${where} IF rev = ?`,
     page: `SELECT doc FROM ${table} WHERE app_id = ? AND shard = ? AND object_id > ? LIMIT ?`,
