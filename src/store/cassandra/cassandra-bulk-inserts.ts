@@ -65,9 +65,9 @@ export class CassandraBulkInserts implements BulkInserts {
   readonly #index: InstallationIndexEntries;
   readonly #objectClaims: BulkClaims;
   readonly #deviceClaims: BulkClaims;
-  readonly #documents: ConditionalBatcher;
+  readonly #objectDocuments: ConditionalBatcher;
   readonly #entries: PlainBatcher;
-  readonly #documentRows: PlainBatcher;
+  readonly #installationDocuments: PlainBatcher;
 
   constructor(session: CqlSession, context: BulkInsertsContext, options: BulkInsertOptions) {
     const limit = new AdaptiveLimit({ initial: Math.max(1, Math.floor(options.maxInFlight / 4)), min: 1, max: options.maxInFlight });
@@ -97,9 +97,9 @@ export class CassandraBulkInserts implements BulkInserts {
       },
       { maxRows: claimsPerBatch, inFlight },
     );
-    this.#documents = new ConditionalBatcher(paced, { maxRows: documentsPerBatch, maxBytes: documentBatchBytes, inFlight }, (row) => String(row.get('object_id')));
+    this.#objectDocuments = new ConditionalBatcher(paced, { maxRows: documentsPerBatch, maxBytes: documentBatchBytes, inFlight }, (row) => String(row.get('object_id')));
     this.#entries = new PlainBatcher(paced, { maxRows: entriesPerBatch, inFlight });
-    this.#documentRows = new PlainBatcher(paced, { maxRows: documentsPerBatch, maxBytes: documentBatchBytes, inFlight });
+    this.#installationDocuments = new PlainBatcher(paced, { maxRows: documentsPerBatch, maxBytes: documentBatchBytes, inFlight });
   }
 
   async insertObjects(appId: string, className: string, objects: readonly StoredObject[]): Promise<BulkInsertOutcome[]> {
@@ -112,7 +112,7 @@ export class CassandraBulkInserts implements BulkInserts {
         const statement = this.#objects.insertStatement(appId, className, object, doc);
         return this.#insertOne(this.#objectClaims, appId, className, object, this.#uniqueKeys(className, object), {
           write: async () => {
-            const written = await this.#documents.write({
+            const written = await this.#objectDocuments.write({
               group,
               key: object.objectId,
               statement,
@@ -150,7 +150,7 @@ export class CassandraBulkInserts implements BulkInserts {
         const added = installationIndexKeys(installation);
         const outcome = await this.#insertOne(this.#deviceClaims, appId, installationClass, installation, deviceKeys(installation), {
           write: async () => {
-            await this.#documentRows.write({
+            await this.#installationDocuments.write({
               group: `i\u0000${appId}\u0000${String(this.#shardOf(installation.objectId))}`,
               statement: this.#rows.plainInsertStatement(appId, installation, doc, ts, added, ts - importLagMicros),
               bytes: Buffer.byteLength(doc),
