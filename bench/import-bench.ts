@@ -187,23 +187,14 @@ interface ClassResult {
 }
 
 /** The same rows as plain unconditional inserts (bench/import/plain-inserts.ts), as a process of its own, into another app of the keyspace. */
-async function runPlain(file: string): Promise<{ rows: number; seconds: number; cqlRows: number; cpu: number }> {
+async function runPlain(file: string): Promise<{ rows: number; seconds: number; cqlRows: number; cpuSeconds: number }> {
   const args = [join(root, 'bench/import/plain-inserts.ts'), '--file', file, '--keyspace', keyspace, '--app', `${appId}plain`, '--concurrency', String(concurrency ?? 64), '--contact-points', cassandra.contactPoints.join(',')];
   const child = spawn(process.execPath, args, { cwd: work, stdio: ['ignore', 'pipe', 'inherit'] });
   let stdout = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  let cpu = 0;
-  const timer = setInterval(() => {
-    try {
-      cpu = cpuSeconds(child.pid as number);
-    } catch {
-      // The process is gone; its last reading stands.
-    }
-  }, 250);
   const [exitCode] = (await once(child, 'exit')) as [number | null];
-  clearInterval(timer);
   if (exitCode !== 0) fail(`the plain inserts exited with ${exitCode}`);
-  return { ...(JSON.parse(stdout) as { rows: number; seconds: number; cqlRows: number }), cpu };
+  return JSON.parse(stdout) as { rows: number; seconds: number; cqlRows: number; cpuSeconds: number };
 }
 
 /** The pids of the Cassandra nodes written to (the local node, or the cluster's three); fails when one is not running. */
@@ -284,8 +275,7 @@ async function main(): Promise<void> {
       cpu += run.cpu;
       wall += run.wall;
       const rowsPerSecond = Math.round(expected / run.summary.seconds);
-      const measured = store === 'cassandra' ? await withCassandraCpu(pids, () => runPlain(file)) : null;
-      const plain = measured?.value ?? null;
+      const plain = store === 'cassandra' ? await withCassandraCpu(pids, () => runPlain(file)) : null;
       byClass[className] = {
         rows: expected,
         importSeconds: Number(run.summary.seconds.toFixed(1)),
@@ -295,11 +285,16 @@ async function main(): Promise<void> {
         ...(plain === null
           ? {}
           : {
-              plainInserts: { seconds: Number(plain.seconds.toFixed(1)), rowsPerSecond: Math.round(plain.rows / plain.seconds), cqlRows: plain.cqlRows, cpuSeconds: Number(plain.cpu.toFixed(1)) },
-              toPlainInserts: Number((rowsPerSecond / (plain.rows / plain.seconds)).toFixed(3)),
+              plainInserts: {
+                seconds: Number(plain.value.seconds.toFixed(1)),
+                rowsPerSecond: Math.round(plain.value.rows / plain.value.seconds),
+                cqlRows: plain.value.cqlRows,
+                cpuSeconds: Number(plain.value.cpuSeconds.toFixed(1)),
+              },
+              toPlainInserts: Number((rowsPerSecond / (plain.value.rows / plain.value.seconds)).toFixed(3)),
               cpuMicrosPerRow: {
                 import: { importer: microsPerRow(run.cpu, expected), cassandra: microsPerRow(importCassandraCpu, expected) },
-                plainInserts: { writer: microsPerRow(plain.cpu, plain.rows), cassandra: microsPerRow(measured?.cassandraCpu ?? 0, plain.rows) },
+                plainInserts: { writer: microsPerRow(plain.value.cpuSeconds, plain.value.rows), cassandra: microsPerRow(plain.cassandraCpu, plain.value.rows) },
               },
             }),
       };

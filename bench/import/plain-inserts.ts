@@ -6,7 +6,8 @@
  * batches per partition of the same sizes, prepared, at most `--concurrency`
  * batches in flight. Run as its own process, as the import is; reads the
  * file and prepares each row exactly as the import does. Prints
- * `{"rows": n, "seconds": s, "cqlRows": n}` (cqlRows: the table rows written, over all batches).
+ * `{"rows": n, "seconds": s, "cqlRows": n, "cpuSeconds": s}` (cqlRows: the table rows written, over all
+ * batches; cpuSeconds: this process's CPU from its start, as /proc counts it).
  *
  * `node bench/import/plain-inserts.ts --file F --keyspace K --app A --concurrency N [--shards 64] [--contact-points host:port,…]`
  */
@@ -121,4 +122,5 @@ await close();
 await Promise.all(units);
 const seconds = (performance.now() - started) / 1000;
 await client.shutdown();
-process.stdout.write(`${JSON.stringify({ rows, seconds, cqlRows })}\n`);
+const { user, system } = process.cpuUsage();
+process.stdout.write(`${JSON.stringify({ rows, seconds, cqlRows, cpuSeconds: (user + system) / 1e6 })}\n`);
