@@ -1,5 +1,5 @@
 /**
- * `npm run bench:import [-- --users 1000000] [--installations 0] [--store sqlite|cassandra] [--cluster] [--concurrency N] [--keep]`
+ * `npm run bench:import [-- --users 1000000] [--installations 0] [--store sqlite|cassandra] [--cluster] [--concurrency N] [--shards N] [--keep]`
  *
  * Writes an export of N users (and optionally installations) as the hosted
  * service's console does — JSON Lines after a `#filetype` header, each user
@@ -15,7 +15,9 @@
  * written as plain unconditional inserts (bench/import/plain-inserts.ts) and
  * the ratio printed. `--cluster` imports into the three-node cluster of
  * `npm run services -- cluster up` instead of the single node, the keyspace
- * at replication 3, writes at LOCAL_QUORUM. On Cassandra it also reads the
+ * at replication 3, writes at LOCAL_QUORUM. `--shards N` creates the store
+ * with N installation shards (`push.installationShards`, default 64), the
+ * plain inserts too. On Cassandra it also reads the
  * Cassandra nodes' own CPU from /proc over the import and over the plain
  * inserts, and the plain inserts' process CPU: µs a row of each, so that a
  * gap between the two says whose work it is. Results go to
@@ -23,7 +25,7 @@
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createWriteStream, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { createWriteStream, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { once } from 'node:events';
@@ -46,6 +48,7 @@ const { values } = parseArgs({
     store: { type: 'string', default: 'sqlite' },
     cluster: { type: 'boolean', default: false },
     concurrency: { type: 'string' },
+    shards: { type: 'string' },
     keep: { type: 'boolean', default: false },
   },
 });
@@ -58,6 +61,8 @@ if (store !== 'sqlite' && store !== 'cassandra') fail(`--store is sqlite or cass
 /** The Cassandra nodes written to: the single local node, or the three of the cluster with the keyspace at replication 3. */
 const cassandra = cluster ? { contactPoints: clusterEndpoints().cassandra, replication: 3 } : { contactPoints: serviceEndpoints.cassandra.contactPoints, replication: 1 };
 const concurrency = values.concurrency === undefined ? undefined : count('concurrency', values.concurrency, 1);
+/** Installation shards of the store created, when not the default. */
+const shards = values.shards === undefined ? undefined : count('shards', values.shards, 1);
 const root = resolve(import.meta.dirname, '..');
 const appId = 'benchimport';
 const work = mkdtempSync(join(tmpdir(), 'herald-import-bench-'));
@@ -143,10 +148,12 @@ async function runImport(files: string[], totalBytes: number): Promise<{ summary
       : {};
   const nodeFlags = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { config: { nodeFlags: string } }).config.nodeFlags.split(' ').filter(Boolean);
   const args = [...nodeFlags, join(root, 'src/main.ts'), 'import', '--app', appId, '--json', ...(concurrency === undefined ? [] : ['--concurrency', String(concurrency)]), ...files];
+  const configFile = join(work, 'herald.json');
+  if (shards !== undefined) writeFileSync(configFile, JSON.stringify({ push: { installationShards: shards } }));
   const started = performance.now();
   const child = spawn(process.execPath, args, {
     cwd: work,
-    env: { ...process.env, HERALD_CONFIG: '', HERALD_DATA_DIR: join(work, 'data'), HERALD_APP_ID: appId, HERALD_APP_KEY: 'bench-import-key-0123', HERALD_MASTER_KEY: 'bench-import-master-0123', ...storeEnv },
+    env: { ...process.env, HERALD_CONFIG: shards === undefined ? '' : configFile, HERALD_DATA_DIR: join(work, 'data'), HERALD_APP_ID: appId, HERALD_APP_KEY: 'bench-import-key-0123', HERALD_MASTER_KEY: 'bench-import-master-0123', ...storeEnv },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let stdout = '';
@@ -188,7 +195,7 @@ interface ClassResult {
 
 /** The same rows as plain unconditional inserts (bench/import/plain-inserts.ts), as a process of its own, into another app of the keyspace. */
 async function runPlain(file: string): Promise<{ rows: number; seconds: number; cqlRows: number; cpuSeconds: number }> {
-  const args = [join(root, 'bench/import/plain-inserts.ts'), '--file', file, '--keyspace', keyspace, '--app', `${appId}plain`, '--concurrency', String(concurrency ?? 64), '--contact-points', cassandra.contactPoints.join(',')];
+  const args = [join(root, 'bench/import/plain-inserts.ts'), '--file', file, '--keyspace', keyspace, '--app', `${appId}plain`, '--concurrency', String(concurrency ?? 64), '--shards', String(shards ?? 64), '--contact-points', cassandra.contactPoints.join(',')];
   const child = spawn(process.execPath, args, { cwd: work, stdio: ['ignore', 'pipe', 'inherit'] });
   let stdout = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -324,6 +331,7 @@ async function main(): Promise<void> {
       peakRssMb: Math.round(peakRssMb),
       rssMbByTenthOfFile: rssByTenth(samples),
       concurrency: concurrency ?? (store === 'cassandra' ? 64 : 8),
+      installationShards: shards ?? 64,
       tally,
       machine: { cpus: cpus().length, model: cpus()[0]?.model ?? '', loadAverage: loadavg().map((load) => Number(load.toFixed(2))), node: process.version },
       date: new Date().toISOString(),
@@ -333,7 +341,7 @@ async function main(): Promise<void> {
         `${result.cpuSeconds} CPU s, peak RSS ${result.peakRssMb} MB\n` +
         `bench: RSS (MB) by tenth of the file settled: ${result.rssMbByTenthOfFile.map((mb) => mb ?? '-').join(' ')}\n`,
     );
-    const name = `import-${store}${cluster ? '-cluster' : ''}${users === 1_000_000 && installations === 0 ? '' : `-${users}${installations > 0 ? `-${installations}` : ''}`}.json`;
+    const name = `import-${store}${cluster ? '-cluster' : ''}${users === 1_000_000 && installations === 0 ? '' : `-${users}${installations > 0 ? `-${installations}` : ''}`}${shards === undefined ? '' : `-shards${shards}`}.json`;
     writeBenchResult(benchResultsDir, name, result, (line) => process.stdout.write(`bench: ${line}\n`));
   } finally {
     if (store === 'cassandra') await dropKeyspace(keyspace).catch((error: unknown) => process.stderr.write(`bench: keyspace ${keyspace} not dropped: ${String(error)}\n`));
