@@ -66,6 +66,9 @@ const shards = values.shards === undefined ? undefined : count('shards', values.
 const root = resolve(import.meta.dirname, '..');
 const appId = 'benchimport';
 const work = mkdtempSync(join(tmpdir(), 'herald-import-bench-'));
+/** The config file setting the store's shard count, or none. */
+const heraldConfig = shards === undefined ? '' : join(work, 'herald.json');
+if (shards !== undefined) writeFileSync(heraldConfig, JSON.stringify({ push: { installationShards: shards } }));
 const keyspace = `herald_bench_import_${randomBytes(4).toString('hex')}`;
 
 /** Salts and their hashes of "password-<i>", computed once: the importer checks a hash's form, not its value. */
@@ -148,12 +151,10 @@ async function runImport(files: string[], totalBytes: number): Promise<{ summary
       : {};
   const nodeFlags = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { config: { nodeFlags: string } }).config.nodeFlags.split(' ').filter(Boolean);
   const args = [...nodeFlags, join(root, 'src/main.ts'), 'import', '--app', appId, '--json', ...(concurrency === undefined ? [] : ['--concurrency', String(concurrency)]), ...files];
-  const configFile = join(work, 'herald.json');
-  if (shards !== undefined) writeFileSync(configFile, JSON.stringify({ push: { installationShards: shards } }));
   const started = performance.now();
   const child = spawn(process.execPath, args, {
     cwd: work,
-    env: { ...process.env, HERALD_CONFIG: shards === undefined ? '' : configFile, HERALD_DATA_DIR: join(work, 'data'), HERALD_APP_ID: appId, HERALD_APP_KEY: 'bench-import-key-0123', HERALD_MASTER_KEY: 'bench-import-master-0123', ...storeEnv },
+    env: { ...process.env, HERALD_CONFIG: heraldConfig, HERALD_DATA_DIR: join(work, 'data'), HERALD_APP_ID: appId, HERALD_APP_KEY: 'bench-import-key-0123', HERALD_MASTER_KEY: 'bench-import-master-0123', ...storeEnv },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let stdout = '';

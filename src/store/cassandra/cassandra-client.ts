@@ -27,6 +27,17 @@ export interface CqlSession {
 }
 
 /**
+ * Writes rows without a condition: one alone as its own statement, several
+ * as one unlogged batch (a batch of one costs the coordinator a batch's
+ * handling for nothing).
+ */
+export async function writeUnlogged(session: CqlSession, statements: readonly CqlStatement[]): Promise<void> {
+  const [only] = statements;
+  if (statements.length === 1 && only !== undefined) await session.execute(only.query, only.params, { prepare: true });
+  else await session.batch([...statements], { logged: false, prepare: true });
+}
+
+/**
  * Opens a client with Herald's defaults: prepared statements, the configured
  * write and serial levels (LOCAL_QUORUM and LOCAL_SERIAL unless set; reads
  * get theirs from `leveledSession`), and reconnection attempts at most a few

@@ -10,7 +10,7 @@ import {
   type SliceEntries,
   type SliceSummary,
 } from '../../core/ports/delivery-log-store.ts';
-import { type CqlSession, unloggedBatchPartitions } from './cassandra-client.ts';
+import { type CqlSession, unloggedBatchPartitions, writeUnlogged } from './cassandra-client.ts';
 import { chunks } from '../../core/chunks.ts';
 
 const dayMs = 86_400_000;
@@ -59,12 +59,13 @@ export class CassandraDeliveryLogStore implements DeliveryLogStore {
     await Promise.all([
       this.#session.execute(this.#cql.insertSlice, [appId, slice.pushId, slice.sliceKey, writtenAt, entries.failed, entries.invalidToken, entries.delivered, ttl]),
       this.#session.execute(this.#cql.insertSummary, [appId, slice.pushId, slice.sliceKey, writtenAt, counts.failed, counts.invalidToken, counts.delivered, ttl]),
-      // A range row per installation bucket the slice holds (up to 64), each its own partition: a few to a batch, not a request each (one alone, as it mostly is, not as a batch).
-      ...chunks(slice.ranges, unloggedBatchPartitions).map((ranges) => {
-        const rows = ranges.map((range) => ({ query: this.#cql.insertRange, params: [appId, range.bucket, day, writtenAt, slice.pushId, slice.sliceKey, range.low, range.high, range.filter, ttl] }));
-        const [only] = rows;
-        return rows.length === 1 && only !== undefined ? this.#session.execute(only.query, only.params) : this.#session.batch(rows, { logged: false, prepare: true });
-      }),
+      // A range row per installation bucket the slice holds (up to 64, mostly one), each its own partition: a few to a batch, not a request each.
+      ...chunks(slice.ranges, unloggedBatchPartitions).map((ranges) =>
+        writeUnlogged(
+          this.#session,
+          ranges.map((range) => ({ query: this.#cql.insertRange, params: [appId, range.bucket, day, writtenAt, slice.pushId, slice.sliceKey, range.low, range.high, range.filter, ttl] })),
+        ),
+      ),
     ]);
   }
 

@@ -1,5 +1,5 @@
 import type { types } from 'cassandra-driver';
-import type { CqlSession, CqlStatement } from './cassandra-client.ts';
+import { writeUnlogged, type CqlSession, type CqlStatement } from './cassandra-client.ts';
 
 /** A row to write, and the group whose rows may share a batch: its partition, or for single-row partitions a group of them. */
 export interface BatchedRow {
@@ -120,9 +120,7 @@ export class PlainBatcher extends Batcher<BatchedRow, void> {
   }
 
   protected async flush(rows: Queued<BatchedRow, void>[]): Promise<void> {
-    const [only] = rows;
-    if (rows.length === 1 && only !== undefined) await this.session.execute(only.row.statement.query, only.row.statement.params, { prepare: true });
-    else await this.session.batch(rows.map((entry) => entry.row.statement), { logged: false, prepare: true });
+    await writeUnlogged(this.session, rows.map((entry) => entry.row.statement));
     for (const entry of rows) entry.resolve();
   }
 }
